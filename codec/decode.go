@@ -61,7 +61,7 @@ func (d *Doc) Decode(r Root, data []byte) error {
 		d.contIndex(len(data))
 	}
 	dec := &d.scratch
-	dec.reset(d, r.d.schemas)
+	dec.reset(d, &r.d.tables)
 	dec.ws()
 	if err := dec.value(r.i); err != nil {
 		return err
@@ -116,7 +116,8 @@ type decoder struct {
 	doc   *Doc
 	data  []byte
 	pos   int
-	t     []schema
+	tab   *tables
+	t     []schema // tab.schemas
 	path  []seg    // where the decoder is
 	steps []int32  // for each step of path, its index in doc.segs once recorded, else -1
 	seen  []uint64 // bitsets of the properties each open object has had
@@ -138,8 +139,9 @@ type decoder struct {
 
 // reset readies x for a Decode into d, every field but its memory (and
 // the hints) as new.
-func (x *decoder) reset(d *Doc, t []schema) {
-	x.doc, x.data, x.t, x.pos = d, d.data, t, 0
+func (x *decoder) reset(d *Doc, tab *tables) {
+	t := tab.schemas
+	x.doc, x.data, x.tab, x.t, x.pos = d, d.data, tab, t, 0
 	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
 	if x.decoded && cap(x.hints) == 0 {
@@ -269,12 +271,13 @@ func (x *decoder) via(si int32) error {
 
 // alt picks the alternative of a union that takes values of kind k.
 func (x *decoder) alt(s *schema, k mask) int32 {
-	for _, a := range s.alts {
+	alts := x.tab.altsOf(s)
+	for _, a := range alts {
 		if x.t[a].mask&k != 0 {
 			return a
 		}
 	}
-	return s.alts[0] // unreachable: the union's mask has k
+	return alts[0] // unreachable: the union's mask has k
 }
 
 // knows reports whether schema si allows the string value v (the quoted
@@ -283,20 +286,15 @@ func (x *decoder) knows(si int32, v []byte, esc bool) bool {
 	s := &x.t[si]
 	switch s.kind {
 	case kindScalar:
-		if s.values == nil {
+		if !s.enum {
 			return true
 		}
 		if esc {
 			v = unquote(v)
 		}
-		for _, known := range s.values {
-			if known == string(v) {
-				return true
-			}
-		}
-		return false
+		return x.tab.hasValue(s.values, v)
 	case kindAlts:
-		for _, a := range s.alts {
+		for _, a := range x.tab.altsOf(s) {
 			if x.t[a].mask&mString != 0 && x.knows(a, v, esc) {
 				return true
 			}

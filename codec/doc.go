@@ -72,6 +72,7 @@ const nodeDefault nodeFlags = 1 // the tag is absent: the union's default varian
 
 type nodeRec struct {
 	union, variant   int32 // schemas; variant -1: unknown type
+	tcase            int32 // the case of the union the tag's value is, or -1
 	start, end       int32 // the value's span
 	tagStart, tagEnd int32 // the tag value's span (with quotes); 0, 0 if absent
 	path             int32 // the last step of its path in Doc.segs, -1 for the top level
@@ -146,7 +147,7 @@ type Node struct {
 func (n Node) rec() *nodeRec { return &n.d.nodes[n.i] }
 
 // Union is the name of the union schema (e.g. "InputItem").
-func (n Node) Union() string { return n.d.root.d.schemas[n.rec().union].name }
+func (n Node) Union() string { t := &n.d.root.d.tables; return t.str(t.schemas[n.rec().union].name) }
 
 // Known reports whether the spec has a variant for the node's type.
 func (n Node) Known() bool { return n.rec().variant >= 0 }
@@ -155,7 +156,8 @@ func (n Node) Known() bool { return n.rec().variant >= 0 }
 // "" if the type is unknown.
 func (n Node) Variant() string {
 	if v := n.rec().variant; v >= 0 {
-		return n.d.root.d.schemas[v].name
+		t := &n.d.root.d.tables
+		return t.str(t.schemas[v].name)
 	}
 	return ""
 }
@@ -176,22 +178,18 @@ func (n Node) Type() string {
 func (n Node) Tag() string {
 	r := n.rec()
 	if r.tagEnd == 0 && r.flags&nodeDefault != 0 {
-		u := &n.d.root.d.schemas[r.union]
-		for _, c := range u.cases {
+		t := &n.d.root.d.tables
+		for _, c := range t.casesOf(&t.schemas[r.union]) {
 			if c.schema == r.variant {
-				return c.value
+				return t.str(c.value)
 			}
 		}
 		return ""
 	}
-	if r.variant >= 0 && r.tagEnd > r.tagStart+1 && n.d.data[r.tagStart] == '"' {
+	if r.tcase >= 0 {
 		// A known type: the spec's own string, without allocating.
-		raw := n.d.data[r.tagStart+1 : r.tagEnd-1]
-		for _, c := range n.d.root.d.schemas[r.union].cases {
-			if c.value == string(raw) {
-				return c.value
-			}
-		}
+		t := &n.d.root.d.tables
+		return t.str(t.casesOf(&t.schemas[r.union])[r.tcase].value)
 	}
 	return n.Type()
 }

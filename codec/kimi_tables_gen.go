@@ -4,9 +4,16 @@ package codec
 
 // Kimi is the shape table of the kimi spec (openai.openapi.yaml).
 var Kimi = &Dialect{
-	name:       "kimi",
-	spec:       "openai.openapi.yaml",
-	schemas:    kimiSchemas[:],
+	name: "kimi",
+	spec: "openai.openapi.yaml",
+	tables: tables{
+		schemas: kimiSchemas[:],
+		props:   kimiProps[:],
+		cases:   kimiCases[:],
+		ints:    kimiInts[:],
+		values:  kimiValues[:],
+		text:    kimiText,
+	},
 	components: kimiComponents[:],
 	payloads: [numPayloads]int32{
 		ResponsesRequest:               -1,
@@ -33,535 +40,1355 @@ func _() {
 }
 
 var kimiComponents = [...]component{
-	{"ChatCompletionAllowedTools", 0},
-	{"ChatCompletionAllowedToolsChoice", 1},
-	{"ChatCompletionFunctionCallOption", 2},
-	{"ChatCompletionFunctions", 3},
-	{"ChatCompletionMessageCustomToolCall", 4},
-	{"ChatCompletionMessageToolCall", 5},
-	{"ChatCompletionMessageToolCallChunk", 6},
-	{"ChatCompletionMessageToolCalls", 7},
-	{"ChatCompletionModeration", 8},
-	{"ChatCompletionModerationError", 9},
-	{"ChatCompletionModerationResults", 10},
-	{"ChatCompletionNamedToolChoice", 11},
-	{"ChatCompletionNamedToolChoiceCustom", 12},
-	{"ChatCompletionRequestAssistantMessage", 13},
-	{"ChatCompletionRequestAssistantMessageContentPart", 14},
-	{"ChatCompletionRequestDeveloperMessage", 15},
-	{"ChatCompletionRequestFunctionMessage", 16},
-	{"ChatCompletionRequestMessage", 17},
-	{"ChatCompletionRequestMessageContentPartAudio", 18},
-	{"ChatCompletionRequestMessageContentPartFile", 19},
-	{"ChatCompletionRequestMessageContentPartImage", 20},
-	{"ChatCompletionRequestMessageContentPartRefusal", 21},
-	{"ChatCompletionRequestMessageContentPartText", 22},
-	{"ChatCompletionRequestSystemMessage", 23},
-	{"ChatCompletionRequestSystemMessageContentPart", 24},
-	{"ChatCompletionRequestToolMessage", 25},
-	{"ChatCompletionRequestToolMessageContentPart", 26},
-	{"ChatCompletionRequestUserMessage", 27},
-	{"ChatCompletionRequestUserMessageContentPart", 28},
-	{"ChatCompletionResponseMessage", 29},
-	{"ChatCompletionStreamOptions", 30},
-	{"ChatCompletionStreamResponseDelta", 31},
-	{"ChatCompletionTokenLogprob", 32},
-	{"ChatCompletionTool", 33},
-	{"ChatCompletionToolChoiceOption", 34},
-	{"CompletionUsage", 35},
-	{"CreateChatCompletionRequest", 36},
-	{"CreateChatCompletionResponse", 37},
-	{"CreateChatCompletionStreamResponse", 38},
-	{"CreateModelResponseProperties", 39},
-	{"CustomToolChatCompletions", 40},
-	{"CustomToolChatCompletionsCustomFormatGrammar", 41},
-	{"CustomToolChatCompletionsCustomFormatText", 42},
-	{"Error", 43},
-	{"ErrorResponse", 44},
-	{"FunctionObject", 45},
-	{"FunctionParameters", 46},
-	{"Metadata", 47},
-	{"ModelIdsShared", 48},
-	{"ModelResponseProperties", 49},
-	{"ModerationConfigParam", 50},
-	{"ModerationInputType", 51},
-	{"ModerationMode", 52},
-	{"ModerationParam", 53},
-	{"ModerationPolicyParam", 54},
-	{"ModerationResultBody", 55},
-	{"ParallelToolCalls", 56},
-	{"PredictionContent", 57},
-	{"PromptCacheBreakpointParam", 58},
-	{"PromptCacheModeEnum", 59},
-	{"PromptCacheOptionsParam", 60},
-	{"PromptCacheTTLEnum", 61},
-	{"ReasoningEffort", 62},
-	{"ResponseFormatJsonObject", 63},
-	{"ResponseFormatJsonSchema", 64},
-	{"ResponseFormatJsonSchemaSchema", 65},
-	{"ResponseFormatText", 66},
-	{"ResponseModalities", 67},
-	{"ServiceTier", 68},
-	{"StopConfiguration", 69},
-	{"Verbosity", 70},
-	{"VoiceIdsOrCustomVoice", 71},
-	{"VoiceIdsShared", 72},
-	{"WebSearchContextSize", 73},
-	{"WebSearchLocation", 74},
+	{ref{0, 26}, 0},     // ChatCompletionAllowedTools
+	{ref{35, 32}, 1},    // ChatCompletionAllowedToolsChoice
+	{ref{84, 32}, 2},    // ChatCompletionFunctionCallOption
+	{ref{120, 23}, 3},   // ChatCompletionFunctions
+	{ref{164, 35}, 4},   // ChatCompletionMessageCustomToolCall
+	{ref{207, 29}, 5},   // ChatCompletionMessageToolCall
+	{ref{244, 34}, 6},   // ChatCompletionMessageToolCallChunk
+	{ref{283, 30}, 7},   // ChatCompletionMessageToolCalls
+	{ref{313, 24}, 8},   // ChatCompletionModeration
+	{ref{348, 29}, 9},   // ChatCompletionModerationError
+	{ref{388, 31}, 10},  // ChatCompletionModerationResults
+	{ref{431, 29}, 11},  // ChatCompletionNamedToolChoice
+	{ref{460, 35}, 12},  // ChatCompletionNamedToolChoiceCustom
+	{ref{495, 37}, 13},  // ChatCompletionRequestAssistantMessage
+	{ref{595, 48}, 14},  // ChatCompletionRequestAssistantMessageContentPart
+	{ref{647, 37}, 15},  // ChatCompletionRequestDeveloperMessage
+	{ref{684, 36}, 16},  // ChatCompletionRequestFunctionMessage
+	{ref{720, 28}, 17},  // ChatCompletionRequestMessage
+	{ref{771, 44}, 18},  // ChatCompletionRequestMessageContentPartAudio
+	{ref{849, 43}, 19},  // ChatCompletionRequestMessageContentPartFile
+	{ref{896, 44}, 20},  // ChatCompletionRequestMessageContentPartImage
+	{ref{949, 46}, 21},  // ChatCompletionRequestMessageContentPartRefusal
+	{ref{995, 43}, 22},  // ChatCompletionRequestMessageContentPartText
+	{ref{1038, 34}, 23}, // ChatCompletionRequestSystemMessage
+	{ref{1072, 45}, 24}, // ChatCompletionRequestSystemMessageContentPart
+	{ref{1117, 32}, 25}, // ChatCompletionRequestToolMessage
+	{ref{1161, 43}, 26}, // ChatCompletionRequestToolMessageContentPart
+	{ref{1204, 32}, 27}, // ChatCompletionRequestUserMessage
+	{ref{1236, 43}, 28}, // ChatCompletionRequestUserMessageContentPart
+	{ref{1279, 29}, 29}, // ChatCompletionResponseMessage
+	{ref{1328, 27}, 30}, // ChatCompletionStreamOptions
+	{ref{1387, 33}, 31}, // ChatCompletionStreamResponseDelta
+	{ref{1420, 26}, 32}, // ChatCompletionTokenLogprob
+	{ref{1475, 18}, 33}, // ChatCompletionTool
+	{ref{1493, 30}, 34}, // ChatCompletionToolChoiceOption
+	{ref{1523, 15}, 35}, // CompletionUsage
+	{ref{1626, 27}, 36}, // CreateChatCompletionRequest
+	{ref{2023, 28}, 37}, // CreateChatCompletionResponse
+	{ref{2094, 34}, 38}, // CreateChatCompletionStreamResponse
+	{ref{2139, 29}, 39}, // CreateModelResponseProperties
+	{ref{2168, 25}, 40}, // CustomToolChatCompletions
+	{ref{2193, 44}, 41}, // CustomToolChatCompletionsCustomFormatGrammar
+	{ref{2244, 41}, 42}, // CustomToolChatCompletionsCustomFormatText
+	{ref{2285, 5}, 43},  // Error
+	{ref{2295, 13}, 44}, // ErrorResponse
+	{ref{2313, 14}, 45}, // FunctionObject
+	{ref{2333, 18}, 46}, // FunctionParameters
+	{ref{2351, 8}, 47},  // Metadata
+	{ref{2359, 14}, 48}, // ModelIdsShared
+	{ref{2373, 23}, 49}, // ModelResponseProperties
+	{ref{2396, 21}, 50}, // ModerationConfigParam
+	{ref{2417, 19}, 51}, // ModerationInputType
+	{ref{2441, 14}, 52}, // ModerationMode
+	{ref{2465, 15}, 53}, // ModerationParam
+	{ref{2486, 21}, 54}, // ModerationPolicyParam
+	{ref{2507, 20}, 55}, // ModerationResultBody
+	{ref{2587, 17}, 56}, // ParallelToolCalls
+	{ref{2604, 17}, 57}, // PredictionContent
+	{ref{2621, 26}, 58}, // PromptCacheBreakpointParam
+	{ref{2647, 19}, 59}, // PromptCacheModeEnum
+	{ref{2682, 23}, 60}, // PromptCacheOptionsParam
+	{ref{2708, 18}, 61}, // PromptCacheTTLEnum
+	{ref{2729, 15}, 62}, // ReasoningEffort
+	{ref{2776, 24}, 63}, // ResponseFormatJsonObject
+	{ref{2800, 24}, 64}, // ResponseFormatJsonSchema
+	{ref{2835, 30}, 65}, // ResponseFormatJsonSchemaSchema
+	{ref{2865, 18}, 66}, // ResponseFormatText
+	{ref{2883, 18}, 67}, // ResponseModalities
+	{ref{2901, 11}, 68}, // ServiceTier
+	{ref{2944, 17}, 69}, // StopConfiguration
+	{ref{2961, 9}, 70},  // Verbosity
+	{ref{2970, 21}, 71}, // VoiceIdsOrCustomVoice
+	{ref{2991, 14}, 72}, // VoiceIdsShared
+	{ref{3005, 20}, 73}, // WebSearchContextSize
+	{ref{3025, 17}, 74}, // WebSearchLocation
 }
 
 var kimiSchemas = [...]schema{
-	0:   {name: "ChatCompletionAllowedTools", kind: kindObject, mask: mObject, props: []prop{{"mode", 75, true}, {"tools", 76, true}}, nreq: 2},
-	1:   {name: "ChatCompletionAllowedToolsChoice", kind: kindObject, mask: mObject, props: []prop{{"allowed_tools", 78, true}, {"type", 80, true}}, nreq: 2},
-	2:   {name: "ChatCompletionFunctionCallOption", kind: kindObject, mask: mObject, props: []prop{{"name", 81, true}}, nreq: 1},
-	3:   {name: "ChatCompletionFunctions", kind: kindObject, mask: mObject, props: []prop{{"description", 82, false}, {"name", 83, true}, {"parameters", 84, false}}, nreq: 1},
-	4:   {name: "ChatCompletionMessageCustomToolCall", kind: kindObject, mask: mObject, props: []prop{{"custom", 85, true}, {"id", 88, true}, {"type", 89, true}}, nreq: 3},
-	5:   {name: "ChatCompletionMessageToolCall", kind: kindObject, mask: mObject, props: []prop{{"function", 90, true}, {"id", 93, true}, {"type", 94, true}}, nreq: 3},
-	6:   {name: "ChatCompletionMessageToolCallChunk", kind: kindObject, mask: mObject, props: []prop{{"function", 95, false}, {"id", 98, false}, {"index", 99, true}, {"type", 100, false}}, nreq: 1},
-	7:   {name: "ChatCompletionMessageToolCalls", kind: kindArray, mask: mArray, items: 101},
-	8:   {name: "ChatCompletionModeration", kind: kindObject, mask: mObject, props: []prop{{"input", 102, true}, {"output", 103, true}}, nreq: 2},
-	9:   {name: "ChatCompletionModerationError", kind: kindObject, mask: mObject, props: []prop{{"code", 104, true}, {"message", 105, true}, {"type", 106, true}}, nreq: 3},
-	10:  {name: "ChatCompletionModerationResults", kind: kindObject, mask: mObject, props: []prop{{"model", 107, true}, {"results", 108, true}, {"type", 109, true}}, nreq: 3},
-	11:  {name: "ChatCompletionNamedToolChoice", kind: kindObject, mask: mObject, props: []prop{{"function", 110, true}, {"type", 112, true}}, nreq: 2},
-	12:  {name: "ChatCompletionNamedToolChoiceCustom", kind: kindObject, mask: mObject, props: []prop{{"custom", 113, true}, {"type", 115, true}}, nreq: 2},
-	13:  {name: "ChatCompletionRequestAssistantMessage", kind: kindObject, mask: mObject, props: []prop{{"audio", 116, false}, {"content", 120, false}, {"function_call", 125, false}, {"name", 130, false}, {"reasoning_content", 131, false}, {"refusal", 132, false}, {"role", 135, true}, {"tool_calls", 136, false}}, nreq: 1},
-	14:  {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 21}, {"text", 22}}},
-	15:  {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 138, true}, {"name", 142, false}, {"role", 143, true}}, nreq: 2},
-	16:  {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 144, true}, {"name", 147, true}, {"role", 148, true}}, nreq: 3},
-	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"system", 23}, {"tool", 25}, {"user", 27}}},
-	18:  {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 149, true}, {"prompt_cache_breakpoint", 152, false}, {"type", 154, true}}, nreq: 2},
-	19:  {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 155, true}, {"prompt_cache_breakpoint", 159, false}, {"type", 161, true}}, nreq: 2},
-	20:  {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 162, true}, {"prompt_cache_breakpoint", 165, false}, {"type", 167, true}}, nreq: 2},
-	21:  {name: "ChatCompletionRequestMessageContentPartRefusal", kind: kindObject, mask: mObject, props: []prop{{"refusal", 168, true}, {"type", 169, true}}, nreq: 2},
-	22:  {name: "ChatCompletionRequestMessageContentPartText", kind: kindObject, mask: mObject, props: []prop{{"prompt_cache_breakpoint", 170, false}, {"text", 172, true}, {"type", 173, true}}, nreq: 2},
-	23:  {name: "ChatCompletionRequestSystemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 174, true}, {"name", 178, false}, {"role", 179, true}}, nreq: 2},
-	24:  {name: "ChatCompletionRequestSystemMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	25:  {name: "ChatCompletionRequestToolMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 180, true}, {"role", 184, true}, {"tool_call_id", 185, true}}, nreq: 3},
-	26:  {name: "ChatCompletionRequestToolMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	27:  {name: "ChatCompletionRequestUserMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 186, true}, {"name", 190, false}, {"role", 191, true}}, nreq: 2},
-	28:  {name: "ChatCompletionRequestUserMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"file", 19}, {"image_url", 20}, {"input_audio", 18}, {"text", 22}}},
-	29:  {name: "ChatCompletionResponseMessage", kind: kindObject, mask: mObject, props: []prop{{"annotations", 192, false}, {"audio", 200, false}, {"content", 207, true}, {"function_call", 210, false}, {"reasoning", 213, false}, {"reasoning_content", 214, false}, {"refusal", 215, true}, {"role", 218, true}, {"tool_calls", 219, false}}, nreq: 3},
-	30:  {name: "ChatCompletionStreamOptions", kind: kindObject, mask: mNull | mObject, props: []prop{{"include_obfuscation", 221, false}, {"include_usage", 222, false}}},
-	31:  {name: "ChatCompletionStreamResponseDelta", kind: kindObject, mask: mObject, props: []prop{{"content", 223, false}, {"function_call", 226, false}, {"reasoning", 229, false}, {"reasoning_content", 230, false}, {"refusal", 231, false}, {"role", 234, false}, {"tool_calls", 235, false}}},
-	32:  {name: "ChatCompletionTokenLogprob", kind: kindObject, mask: mObject, props: []prop{{"bytes", 236, true}, {"logprob", 240, true}, {"token", 241, true}, {"top_logprobs", 242, true}}, nreq: 4},
-	33:  {name: "ChatCompletionTool", kind: kindObject, mask: mObject, props: []prop{{"function", 250, true}, {"type", 252, true}}, nreq: 2},
-	34:  {name: "ChatCompletionToolChoiceOption", kind: kindAlts, mask: mObject | mString, alts: []int32{253, 254}},
-	35:  {name: "CompletionUsage", kind: kindObject, mask: mObject, props: []prop{{"completion_tokens", 255, true}, {"completion_tokens_details", 256, false}, {"prompt_tokens", 262, true}, {"prompt_tokens_details", 263, false}, {"total_tokens", 269, true}}, nreq: 3},
-	36:  {name: "CreateChatCompletionRequest", kind: kindObject, mask: mObject, props: []prop{{"audio", 292, false}, {"frequency_penalty", 296, false}, {"function_call", 297, false}, {"functions", 300, false}, {"logit_bias", 301, false}, {"logprobs", 302, false}, {"max_completion_tokens", 303, false}, {"max_tokens", 304, false}, {"messages", 305, true}, {"metadata", 272, false}, {"modalities", 67, false}, {"model", 306, true}, {"moderation", 308, false}, {"n", 310, false}, {"parallel_tool_calls", 311, false}, {"prediction", 313, false}, {"presence_penalty", 316, false}, {"prompt_cache_key", 273, false}, {"prompt_cache_options", 276, false}, {"prompt_cache_retention", 278, false}, {"reasoning_effort", 62, false}, {"response_format", 317, false}, {"safety_identifier", 281, false}, {"seed", 318, false}, {"service_tier", 68, false}, {"stop", 319, false}, {"store", 321, false}, {"stream", 322, false}, {"stream_options", 30, false}, {"temperature", 284, false}, {"thinking", 270, false}, {"tool_choice", 323, false}, {"tools", 325, false}, {"top_logprobs", 327, false}, {"top_p", 288, false}, {"user", 291, false}, {"verbosity", 70, false}, {"web_search_options", 328, false}}, nreq: 2},
-	37:  {name: "CreateChatCompletionResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 335, true}, {"created", 350, true}, {"id", 351, true}, {"metadata", 352, false}, {"model", 353, true}, {"moderation", 354, false}, {"object", 356, true}, {"service_tier", 68, false}, {"system_fingerprint", 357, false}, {"usage", 358, false}}, nreq: 5},
-	38:  {name: "CreateChatCompletionStreamResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 360, true}, {"created", 369, true}, {"id", 370, true}, {"model", 371, true}, {"moderation", 372, false}, {"obfuscation", 374, false}, {"object", 375, true}, {"service_tier", 68, false}, {"system_fingerprint", 376, false}, {"usage", 377, false}}, nreq: 5},
-	39:  {name: "CreateModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 272, false}, {"prompt_cache_key", 273, false}, {"prompt_cache_options", 276, false}, {"prompt_cache_retention", 278, false}, {"safety_identifier", 281, false}, {"temperature", 284, false}, {"top_logprobs", 287, false}, {"top_p", 288, false}, {"user", 291, false}}},
-	40:  {name: "CustomToolChatCompletions", kind: kindObject, mask: mObject, props: []prop{{"custom", 379, true}, {"type", 383, true}}, nreq: 2},
-	41:  {name: "CustomToolChatCompletionsCustomFormatGrammar", kind: kindObject, mask: mObject, props: []prop{{"grammar", 384, true}, {"type", 387, true}}, nreq: 2},
-	42:  {name: "CustomToolChatCompletionsCustomFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 388, true}}, nreq: 1},
-	43:  {name: "Error", kind: kindObject, mask: mObject, props: []prop{{"code", 389, true}, {"message", 392, true}, {"param", 393, true}, {"type", 396, true}}, nreq: 4},
-	44:  {name: "ErrorResponse", kind: kindObject, mask: mObject, props: []prop{{"error", 397, true}}, nreq: 1},
-	45:  {name: "FunctionObject", kind: kindObject, mask: mObject, props: []prop{{"description", 399, false}, {"name", 400, true}, {"parameters", 401, false}, {"strict", 402, false}}, nreq: 1},
-	46:  {name: "FunctionParameters", kind: kindAny, mask: mAll},
-	47:  {name: "Metadata", kind: kindAny, mask: mAll},
-	48:  {name: "ModelIdsShared", kind: kindScalar, mask: mString},
-	49:  {name: "ModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 272, false}, {"prompt_cache_key", 273, false}, {"prompt_cache_retention", 278, false}, {"safety_identifier", 281, false}, {"temperature", 284, false}, {"top_logprobs", 405, false}, {"top_p", 288, false}, {"user", 291, false}}},
-	50:  {name: "ModerationConfigParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 408, true}}, nreq: 1},
-	51:  {name: "ModerationInputType", kind: kindScalar, mask: mString, values: []string{"image", "text"}},
-	52:  {name: "ModerationMode", kind: kindScalar, mask: mString, values: []string{"block", "score"}},
-	53:  {name: "ModerationParam", kind: kindObject, mask: mObject, props: []prop{{"model", 410, true}, {"policy", 411, false}}, nreq: 1},
-	54:  {name: "ModerationPolicyParam", kind: kindObject, mask: mObject, props: []prop{{"input", 413, false}, {"output", 415, false}}},
-	55:  {name: "ModerationResultBody", kind: kindObject, mask: mObject, props: []prop{{"categories", 417, true}, {"category_applied_input_types", 418, true}, {"category_scores", 419, true}, {"flagged", 420, true}, {"model", 421, true}, {"type", 422, true}}, nreq: 6},
-	56:  {name: "ParallelToolCalls", kind: kindScalar, mask: mBool},
-	57:  {name: "PredictionContent", kind: kindObject, mask: mObject, props: []prop{{"content", 423, true}, {"type", 427, true}}, nreq: 2},
-	58:  {name: "PromptCacheBreakpointParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 428, true}}, nreq: 1},
-	59:  {name: "PromptCacheModeEnum", kind: kindScalar, mask: mString, values: []string{"explicit", "implicit"}},
-	60:  {name: "PromptCacheOptionsParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 429, false}, {"ttl", 431, false}}},
-	61:  {name: "PromptCacheTTLEnum", kind: kindScalar, mask: mString, values: []string{"30m"}},
-	62:  {name: "ReasoningEffort", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "max", "medium", "minimal", "none", "xhigh"}},
-	63:  {name: "ResponseFormatJsonObject", kind: kindObject, mask: mObject, props: []prop{{"type", 433, true}}, nreq: 1},
-	64:  {name: "ResponseFormatJsonSchema", kind: kindObject, mask: mObject, props: []prop{{"json_schema", 434, true}, {"type", 441, true}}, nreq: 2},
-	65:  {name: "ResponseFormatJsonSchemaSchema", kind: kindAny, mask: mAll},
-	66:  {name: "ResponseFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 442, true}}, nreq: 1},
-	67:  {name: "ResponseModalities", kind: kindArray, mask: mArray | mNull, items: 443},
-	68:  {name: "ServiceTier", kind: kindScalar, mask: mNull | mString, values: []string{"auto", "default", "fast", "flex", "priority", "scale"}},
-	69:  {name: "StopConfiguration", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{444, 445}},
-	70:  {name: "Verbosity", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "medium"}},
-	71:  {name: "VoiceIdsOrCustomVoice", kind: kindAlts, mask: mObject | mString, alts: []int32{72, 447}},
-	72:  {name: "VoiceIdsShared", kind: kindScalar, mask: mString},
-	73:  {name: "WebSearchContextSize", kind: kindScalar, mask: mString, values: []string{"high", "low", "medium"}},
-	74:  {name: "WebSearchLocation", kind: kindObject, mask: mObject, props: []prop{{"city", 449, false}, {"country", 450, false}, {"region", 451, false}, {"timezone", 452, false}}},
-	75:  {name: "ChatCompletionAllowedTools/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "required"}},
-	76:  {name: "ChatCompletionAllowedTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
-	77:  {name: "ChatCompletionAllowedTools/properties/tools/items", kind: kindAny, mask: mAll},
-	78:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{0, 79}},
-	79:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1", kind: kindScalar, mask: mNull},
-	80:  {name: "ChatCompletionAllowedToolsChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowed_tools"}},
-	81:  {name: "ChatCompletionFunctionCallOption/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	82:  {name: "ChatCompletionFunctions/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	83:  {name: "ChatCompletionFunctions/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	84:  {name: "ChatCompletionFunctions/properties/parameters", kind: kindAny, mask: mAll},
-	85:  {name: "ChatCompletionMessageCustomToolCall/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"input", 86, true}, {"name", 87, true}}, nonull: true, nreq: 2},
-	86:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	87:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	88:  {name: "ChatCompletionMessageCustomToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	89:  {name: "ChatCompletionMessageCustomToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	90:  {name: "ChatCompletionMessageToolCall/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 91, true}, {"name", 92, true}}, nonull: true, nreq: 2},
-	91:  {name: "ChatCompletionMessageToolCall/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	92:  {name: "ChatCompletionMessageToolCall/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	93:  {name: "ChatCompletionMessageToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	94:  {name: "ChatCompletionMessageToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	95:  {name: "ChatCompletionMessageToolCallChunk/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 96, false}, {"name", 97, false}}, nonull: true},
-	96:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	97:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	98:  {name: "ChatCompletionMessageToolCallChunk/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	99:  {name: "ChatCompletionMessageToolCallChunk/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	100: {name: "ChatCompletionMessageToolCallChunk/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	101: {name: "ChatCompletionMessageToolCalls/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 4}, {"function", 5}}},
-	102: {name: "ChatCompletionModeration/properties/input", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	103: {name: "ChatCompletionModeration/properties/output", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	104: {name: "ChatCompletionModerationError/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	105: {name: "ChatCompletionModerationError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	106: {name: "ChatCompletionModerationError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	107: {name: "ChatCompletionModerationResults/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	108: {name: "ChatCompletionModerationResults/properties/results", kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
-	109: {name: "ChatCompletionModerationResults/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_results"}},
-	110: {name: "ChatCompletionNamedToolChoice/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 111, true}}, nonull: true, nreq: 1},
-	111: {name: "ChatCompletionNamedToolChoice/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	112: {name: "ChatCompletionNamedToolChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	113: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 114, true}}, nonull: true, nreq: 1},
-	114: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	115: {name: "ChatCompletionNamedToolChoiceCustom/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	116: {name: "ChatCompletionRequestAssistantMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{117, 119}},
-	117: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"id", 118, true}}, nreq: 1},
-	118: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	119: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	120: {name: "ChatCompletionRequestAssistantMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{121, 124}},
-	121: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0", kind: kindAlts, mask: mArray | mString, alts: []int32{122, 123}},
-	122: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0", kind: kindScalar, mask: mString},
-	123: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1", kind: kindArray, mask: mArray, items: 14},
-	124: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	125: {name: "ChatCompletionRequestAssistantMessage/properties/function_call", kind: kindAlts, mask: mNull | mObject, alts: []int32{126, 129}},
-	126: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"arguments", 127, true}, {"name", 128, true}}, nreq: 2},
-	127: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	128: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	129: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1", kind: kindScalar, mask: mNull},
-	130: {name: "ChatCompletionRequestAssistantMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	131: {name: "ChatCompletionRequestAssistantMessage/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	132: {name: "ChatCompletionRequestAssistantMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{133, 134}},
-	133: {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	134: {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	135: {name: "ChatCompletionRequestAssistantMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	136: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 137}},
-	137: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	138: {name: "ChatCompletionRequestDeveloperMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{139, 140, 141}},
-	139: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	140: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	141: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	142: {name: "ChatCompletionRequestDeveloperMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	143: {name: "ChatCompletionRequestDeveloperMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer"}},
-	144: {name: "ChatCompletionRequestFunctionMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{145, 146}},
-	145: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	146: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	147: {name: "ChatCompletionRequestFunctionMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	148: {name: "ChatCompletionRequestFunctionMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	149: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"data", 150, true}, {"format", 151, true}}, nonull: true, nreq: 2},
-	150: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	151: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mp3", "wav"}},
-	152: {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 153}},
-	153: {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	154: {name: "ChatCompletionRequestMessageContentPartAudio/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_audio"}},
-	155: {name: "ChatCompletionRequestMessageContentPartFile/properties/file", kind: kindObject, mask: mNull | mObject, props: []prop{{"file_data", 156, false}, {"file_id", 157, false}, {"filename", 158, false}}, nonull: true},
-	156: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	157: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	158: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	159: {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 160}},
-	160: {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	161: {name: "ChatCompletionRequestMessageContentPartFile/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file"}},
-	162: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url", kind: kindObject, mask: mNull | mObject, props: []prop{{"detail", 163, false}, {"url", 164, true}}, nonull: true, nreq: 1},
-	163: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "high", "low"}},
-	164: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	165: {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 166}},
-	166: {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	167: {name: "ChatCompletionRequestMessageContentPartImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_url"}},
-	168: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	169: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"refusal"}},
-	170: {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 171}},
-	171: {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	172: {name: "ChatCompletionRequestMessageContentPartText/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	173: {name: "ChatCompletionRequestMessageContentPartText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	174: {name: "ChatCompletionRequestSystemMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{175, 176, 177}},
-	175: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	176: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 24},
-	177: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	178: {name: "ChatCompletionRequestSystemMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	179: {name: "ChatCompletionRequestSystemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"system"}},
-	180: {name: "ChatCompletionRequestToolMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{181, 182, 183}},
-	181: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	182: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 26},
-	183: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	184: {name: "ChatCompletionRequestToolMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool"}},
-	185: {name: "ChatCompletionRequestToolMessage/properties/tool_call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	186: {name: "ChatCompletionRequestUserMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{187, 188, 189}},
-	187: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	188: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 28},
-	189: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	190: {name: "ChatCompletionRequestUserMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	191: {name: "ChatCompletionRequestUserMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"user"}},
-	192: {name: "ChatCompletionResponseMessage/properties/annotations", kind: kindArray, mask: mArray | mNull, nonull: true, items: 193},
-	193: {name: "ChatCompletionResponseMessage/properties/annotations/items", kind: kindObject, mask: mObject, props: []prop{{"type", 194, true}, {"url_citation", 195, true}}, nreq: 2},
-	194: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url_citation"}},
-	195: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation", kind: kindObject, mask: mNull | mObject, props: []prop{{"end_index", 196, true}, {"start_index", 197, true}, {"title", 198, true}, {"url", 199, true}}, nonull: true, nreq: 4},
-	196: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	197: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	198: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title", kind: kindScalar, mask: mNull | mString, nonull: true},
-	199: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	200: {name: "ChatCompletionResponseMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{201, 206}},
-	201: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"data", 202, true}, {"expires_at", 203, true}, {"id", 204, true}, {"transcript", 205, true}}, nreq: 4},
-	202: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	203: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	204: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	205: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript", kind: kindScalar, mask: mNull | mString, nonull: true},
-	206: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	207: {name: "ChatCompletionResponseMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{208, 209}},
-	208: {name: "ChatCompletionResponseMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	209: {name: "ChatCompletionResponseMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	210: {name: "ChatCompletionResponseMessage/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 211, true}, {"name", 212, true}}, nonull: true, nreq: 2},
-	211: {name: "ChatCompletionResponseMessage/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	212: {name: "ChatCompletionResponseMessage/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	213: {name: "ChatCompletionResponseMessage/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	214: {name: "ChatCompletionResponseMessage/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	215: {name: "ChatCompletionResponseMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{216, 217}},
-	216: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	217: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	218: {name: "ChatCompletionResponseMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	219: {name: "ChatCompletionResponseMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 220}},
-	220: {name: "ChatCompletionResponseMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	221: {name: "ChatCompletionStreamOptions/properties/include_obfuscation", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	222: {name: "ChatCompletionStreamOptions/properties/include_usage", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	223: {name: "ChatCompletionStreamResponseDelta/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{224, 225}},
-	224: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	225: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	226: {name: "ChatCompletionStreamResponseDelta/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 227, false}, {"name", 228, false}}, nonull: true},
-	227: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	228: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	229: {name: "ChatCompletionStreamResponseDelta/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	230: {name: "ChatCompletionStreamResponseDelta/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	231: {name: "ChatCompletionStreamResponseDelta/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{232, 233}},
-	232: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	233: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	234: {name: "ChatCompletionStreamResponseDelta/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "tool", "user"}},
-	235: {name: "ChatCompletionStreamResponseDelta/properties/tool_calls", kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
-	236: {name: "ChatCompletionTokenLogprob/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{237, 239}},
-	237: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 238},
-	238: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	239: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	240: {name: "ChatCompletionTokenLogprob/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	241: {name: "ChatCompletionTokenLogprob/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	242: {name: "ChatCompletionTokenLogprob/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 243},
-	243: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items", kind: kindObject, mask: mObject, props: []prop{{"bytes", 244, true}, {"logprob", 248, true}, {"token", 249, true}}, nreq: 3},
-	244: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{245, 247}},
-	245: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 246},
-	246: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	247: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	248: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	249: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	250: {name: "ChatCompletionTool/properties/function", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{45, 251}},
-	251: {name: "ChatCompletionTool/properties/function/anyOf/1", kind: kindScalar, mask: mNull},
-	252: {name: "ChatCompletionTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	253: {name: "ChatCompletionToolChoiceOption/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none", "required"}},
-	254: {name: "ChatCompletionToolChoiceOption/oneOf/1", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowed_tools", 1}, {"custom", 12}, {"function", 11}}},
-	255: {name: "CompletionUsage/properties/completion_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	256: {name: "CompletionUsage/properties/completion_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"accepted_prediction_tokens", 257, false}, {"audio_tokens", 258, false}, {"reasoning_tokens", 259, false}, {"rejected_prediction_tokens", 260, false}, {"text_tokens", 261, false}}, nonull: true},
-	257: {name: "CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	258: {name: "CompletionUsage/properties/completion_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	259: {name: "CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	260: {name: "CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	261: {name: "CompletionUsage/properties/completion_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	262: {name: "CompletionUsage/properties/prompt_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	263: {name: "CompletionUsage/properties/prompt_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"audio_tokens", 264, false}, {"cache_write_tokens", 265, false}, {"cached_tokens", 266, false}, {"image_tokens", 267, false}, {"text_tokens", 268, false}}, nonull: true},
-	264: {name: "CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	265: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	266: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	267: {name: "CompletionUsage/properties/prompt_tokens_details/properties/image_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	268: {name: "CompletionUsage/properties/prompt_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	269: {name: "CompletionUsage/properties/total_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	270: {name: "CreateChatCompletionRequest/properties/thinking", kind: kindObject, mask: mNull | mObject, props: []prop{{"type", 271, false}}, nonull: true},
-	271: {name: "CreateChatCompletionRequest/properties/thinking/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"disabled", "enabled"}},
-	272: {name: "CreateModelResponseProperties/properties/metadata", kind: kindAny, mask: mAll},
-	273: {name: "CreateModelResponseProperties/properties/prompt_cache_key", kind: kindAlts, mask: mNull | mString, alts: []int32{274, 275}},
-	274: {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0", kind: kindScalar, mask: mString},
-	275: {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1", kind: kindScalar, mask: mNull},
-	276: {name: "CreateModelResponseProperties/properties/prompt_cache_options", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{60, 277}},
-	277: {name: "CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1", kind: kindScalar, mask: mNull},
-	278: {name: "CreateModelResponseProperties/properties/prompt_cache_retention", kind: kindAlts, mask: mNull | mString, alts: []int32{279, 280}},
-	279: {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0", kind: kindScalar, mask: mString, values: []string{"24h", "in_memory"}},
-	280: {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1", kind: kindScalar, mask: mNull},
-	281: {name: "CreateModelResponseProperties/properties/safety_identifier", kind: kindAlts, mask: mNull | mString, alts: []int32{282, 283}},
-	282: {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/0", kind: kindScalar, mask: mString},
-	283: {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/1", kind: kindScalar, mask: mNull},
-	284: {name: "CreateModelResponseProperties/properties/temperature", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{285, 286}},
-	285: {name: "CreateModelResponseProperties/properties/temperature/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	286: {name: "CreateModelResponseProperties/properties/temperature/anyOf/1", kind: kindScalar, mask: mNull},
-	287: {name: "CreateModelResponseProperties/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	288: {name: "CreateModelResponseProperties/properties/top_p", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{289, 290}},
-	289: {name: "CreateModelResponseProperties/properties/top_p/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	290: {name: "CreateModelResponseProperties/properties/top_p/anyOf/1", kind: kindScalar, mask: mNull},
-	291: {name: "CreateModelResponseProperties/properties/user", kind: kindScalar, mask: mNull | mString, nonull: true},
-	292: {name: "CreateChatCompletionRequest/allOf/1/properties/audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"format", 293, true}, {"voice", 294, true}}, nreq: 2},
-	293: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"aac", "flac", "mp3", "opus", "pcm16", "wav"}},
-	294: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{71, 295}},
-	295: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1", kind: kindScalar, mask: mNull},
-	296: {name: "CreateChatCompletionRequest/allOf/1/properties/frequency_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	297: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{298, 2, 299}},
-	298: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none"}},
-	299: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2", kind: kindScalar, mask: mNull},
-	300: {name: "CreateChatCompletionRequest/allOf/1/properties/functions", kind: kindArray, mask: mArray | mNull, nonull: true, items: 3},
-	301: {name: "CreateChatCompletionRequest/allOf/1/properties/logit_bias", kind: kindAny, mask: mAll},
-	302: {name: "CreateChatCompletionRequest/allOf/1/properties/logprobs", kind: kindScalar, mask: mBool | mNull},
-	303: {name: "CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens", kind: kindScalar, mask: mInteger | mNull},
-	304: {name: "CreateChatCompletionRequest/allOf/1/properties/max_tokens", kind: kindScalar, mask: mInteger | mNull},
-	305: {name: "CreateChatCompletionRequest/allOf/1/properties/messages", kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
-	306: {name: "CreateChatCompletionRequest/allOf/1/properties/model", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{48, 307}},
-	307: {name: "CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1", kind: kindScalar, mask: mNull},
-	308: {name: "CreateChatCompletionRequest/allOf/1/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{53, 309}},
-	309: {name: "CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	310: {name: "CreateChatCompletionRequest/allOf/1/properties/n", kind: kindScalar, mask: mInteger | mNull},
-	311: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls", kind: kindAlts, mask: mBool | mNull, nonull: true, alts: []int32{56, 312}},
-	312: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	313: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction", kind: kindAlts, mask: mNull | mObject, alts: []int32{314, 315}},
-	314: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0", kind: kindAlts, mask: mObject, alts: []int32{57}},
-	315: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1", kind: kindScalar, mask: mNull},
-	316: {name: "CreateChatCompletionRequest/allOf/1/properties/presence_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	317: {name: "CreateChatCompletionRequest/allOf/1/properties/response_format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"json_object", 63}, {"json_schema", 64}, {"text", 66}}},
-	318: {name: "CreateChatCompletionRequest/allOf/1/properties/seed", kind: kindScalar, mask: mInteger | mNull},
-	319: {name: "CreateChatCompletionRequest/allOf/1/properties/stop", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{69, 320}},
-	320: {name: "CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1", kind: kindScalar, mask: mNull},
-	321: {name: "CreateChatCompletionRequest/allOf/1/properties/store", kind: kindScalar, mask: mBool | mNull},
-	322: {name: "CreateChatCompletionRequest/allOf/1/properties/stream", kind: kindScalar, mask: mBool | mNull},
-	323: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{34, 324}},
-	324: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1", kind: kindScalar, mask: mNull},
-	325: {name: "CreateChatCompletionRequest/allOf/1/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 326},
-	326: {name: "CreateChatCompletionRequest/allOf/1/properties/tools/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 40}, {"function", 33}}},
-	327: {name: "CreateChatCompletionRequest/allOf/1/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull},
-	328: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options", kind: kindObject, mask: mNull | mObject, props: []prop{{"search_context_size", 329, false}, {"user_location", 331, false}}, nonull: true},
-	329: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{73, 330}},
-	330: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1", kind: kindScalar, mask: mNull},
-	331: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location", kind: kindObject, mask: mNull | mObject, props: []prop{{"approximate", 332, true}, {"type", 334, true}}, nreq: 2},
-	332: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{74, 333}},
-	333: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1", kind: kindScalar, mask: mNull},
-	334: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"approximate"}},
-	335: {name: "CreateChatCompletionResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 336},
-	336: {name: "CreateChatCompletionResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"finish_reason", 337, true}, {"index", 338, true}, {"logprobs", 339, true}, {"message", 348, true}}, nreq: 4},
-	337: {name: "CreateChatCompletionResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	338: {name: "CreateChatCompletionResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	339: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs", kind: kindAlts, mask: mNull | mObject, alts: []int32{340, 347}},
-	340: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"content", 341, true}, {"refusal", 344, true}}, nreq: 2},
-	341: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content", kind: kindAlts, mask: mArray | mNull, alts: []int32{342, 343}},
-	342: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	343: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	344: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal", kind: kindAlts, mask: mArray | mNull, alts: []int32{345, 346}},
-	345: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	346: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	347: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	348: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{29, 349}},
-	349: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1", kind: kindScalar, mask: mNull},
-	350: {name: "CreateChatCompletionResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	351: {name: "CreateChatCompletionResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	352: {name: "CreateChatCompletionResponse/properties/metadata", kind: kindAny, mask: mAll},
-	353: {name: "CreateChatCompletionResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	354: {name: "CreateChatCompletionResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 355}},
-	355: {name: "CreateChatCompletionResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	356: {name: "CreateChatCompletionResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion"}},
-	357: {name: "CreateChatCompletionResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	358: {name: "CreateChatCompletionResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{35, 359}},
-	359: {name: "CreateChatCompletionResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	360: {name: "CreateChatCompletionStreamResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 361},
-	361: {name: "CreateChatCompletionStreamResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"delta", 362, true}, {"finish_reason", 364, true}, {"index", 365, true}, {"logprobs", 366, false}}, nreq: 3},
-	362: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{31, 363}},
-	363: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1", kind: kindScalar, mask: mNull},
-	364: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	365: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	366: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs", kind: kindObject, mask: mNull | mObject, props: []prop{{"content", 367, true}, {"refusal", 368, true}}, nreq: 2},
-	367: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content", kind: kindArray, mask: mArray | mNull, items: 32},
-	368: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal", kind: kindArray, mask: mArray | mNull, items: 32},
-	369: {name: "CreateChatCompletionStreamResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	370: {name: "CreateChatCompletionStreamResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	371: {name: "CreateChatCompletionStreamResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	372: {name: "CreateChatCompletionStreamResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 373}},
-	373: {name: "CreateChatCompletionStreamResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	374: {name: "CreateChatCompletionStreamResponse/properties/obfuscation", kind: kindScalar, mask: mNull | mString, nonull: true},
-	375: {name: "CreateChatCompletionStreamResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion.chunk"}},
-	376: {name: "CreateChatCompletionStreamResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	377: {name: "CreateChatCompletionStreamResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, alts: []int32{35, 378}},
-	378: {name: "CreateChatCompletionStreamResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	379: {name: "CustomToolChatCompletions/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 380, false}, {"format", 381, false}, {"name", 382, true}}, nonull: true, nreq: 1},
-	380: {name: "CustomToolChatCompletions/properties/custom/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	381: {name: "CustomToolChatCompletions/properties/custom/properties/format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"grammar", 41}, {"text", 42}}},
-	382: {name: "CustomToolChatCompletions/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	383: {name: "CustomToolChatCompletions/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	384: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar", kind: kindObject, mask: mNull | mObject, props: []prop{{"definition", 385, true}, {"syntax", 386, true}}, nonull: true, nreq: 2},
-	385: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition", kind: kindScalar, mask: mNull | mString, nonull: true},
-	386: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"lark", "regex"}},
-	387: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"grammar"}},
-	388: {name: "CustomToolChatCompletionsCustomFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	389: {name: "Error/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{390, 391}},
-	390: {name: "Error/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	391: {name: "Error/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	392: {name: "Error/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	393: {name: "Error/properties/param", kind: kindAlts, mask: mNull | mString, alts: []int32{394, 395}},
-	394: {name: "Error/properties/param/anyOf/0", kind: kindScalar, mask: mString},
-	395: {name: "Error/properties/param/anyOf/1", kind: kindScalar, mask: mNull},
-	396: {name: "Error/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true},
-	397: {name: "ErrorResponse/properties/error", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{43, 398}},
-	398: {name: "ErrorResponse/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	399: {name: "FunctionObject/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	400: {name: "FunctionObject/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	401: {name: "FunctionObject/properties/parameters", kind: kindAny, mask: mAll},
-	402: {name: "FunctionObject/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{403, 404}},
-	403: {name: "FunctionObject/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	404: {name: "FunctionObject/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	405: {name: "ModelResponseProperties/properties/top_logprobs", kind: kindAlts, mask: mInteger | mNull, alts: []int32{406, 407}},
-	406: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/0", kind: kindScalar, mask: mInteger},
-	407: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	408: {name: "ModerationConfigParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{52, 409}},
-	409: {name: "ModerationConfigParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	410: {name: "ModerationParam/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	411: {name: "ModerationParam/properties/policy", kind: kindAlts, mask: mNull | mObject, alts: []int32{54, 412}},
-	412: {name: "ModerationParam/properties/policy/anyOf/1", kind: kindScalar, mask: mNull},
-	413: {name: "ModerationPolicyParam/properties/input", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 414}},
-	414: {name: "ModerationPolicyParam/properties/input/anyOf/1", kind: kindScalar, mask: mNull},
-	415: {name: "ModerationPolicyParam/properties/output", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 416}},
-	416: {name: "ModerationPolicyParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	417: {name: "ModerationResultBody/properties/categories", kind: kindAny, mask: mAll},
-	418: {name: "ModerationResultBody/properties/category_applied_input_types", kind: kindAny, mask: mAll},
-	419: {name: "ModerationResultBody/properties/category_scores", kind: kindAny, mask: mAll},
-	420: {name: "ModerationResultBody/properties/flagged", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	421: {name: "ModerationResultBody/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	422: {name: "ModerationResultBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_result"}},
-	423: {name: "PredictionContent/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{424, 425, 426}},
-	424: {name: "PredictionContent/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	425: {name: "PredictionContent/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	426: {name: "PredictionContent/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	427: {name: "PredictionContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content"}},
-	428: {name: "PromptCacheBreakpointParam/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"explicit"}},
-	429: {name: "PromptCacheOptionsParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{59, 430}},
-	430: {name: "PromptCacheOptionsParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	431: {name: "PromptCacheOptionsParam/properties/ttl", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{61, 432}},
-	432: {name: "PromptCacheOptionsParam/properties/ttl/anyOf/1", kind: kindScalar, mask: mNull},
-	433: {name: "ResponseFormatJsonObject/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_object"}},
-	434: {name: "ResponseFormatJsonSchema/properties/json_schema", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 435, false}, {"name", 436, true}, {"schema", 437, false}, {"strict", 438, false}}, nonull: true, nreq: 1},
-	435: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	436: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	437: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/schema", kind: kindAny, mask: mAll},
-	438: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{439, 440}},
-	439: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	440: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	441: {name: "ResponseFormatJsonSchema/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_schema"}},
-	442: {name: "ResponseFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	443: {name: "ResponseModalities/items", kind: kindScalar, mask: mString, values: []string{"audio", "text"}},
-	444: {name: "StopConfiguration/oneOf/0", kind: kindScalar, mask: mNull | mString},
-	445: {name: "StopConfiguration/oneOf/1", kind: kindArray, mask: mArray, items: 446},
-	446: {name: "StopConfiguration/oneOf/1/items", kind: kindScalar, mask: mString},
-	447: {name: "VoiceIdsOrCustomVoice/anyOf/1", kind: kindObject, mask: mObject, props: []prop{{"id", 448, true}}, nreq: 1},
-	448: {name: "VoiceIdsOrCustomVoice/anyOf/1/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	449: {name: "WebSearchLocation/properties/city", kind: kindScalar, mask: mNull | mString, nonull: true},
-	450: {name: "WebSearchLocation/properties/country", kind: kindScalar, mask: mNull | mString, nonull: true},
-	451: {name: "WebSearchLocation/properties/region", kind: kindScalar, mask: mNull | mString, nonull: true},
-	452: {name: "WebSearchLocation/properties/timezone", kind: kindScalar, mask: mNull | mString, nonull: true},
+	0:/* ChatCompletionAllowedTools */ {name: ref{0, 26}, kind: kindObject, mask: mObject, props: ref{0, 2}, nreq: 2},
+	1:/* ChatCompletionAllowedToolsChoice */ {name: ref{35, 32}, kind: kindObject, mask: mObject, props: ref{2, 2}, nreq: 2},
+	2:/* ChatCompletionFunctionCallOption */ {name: ref{84, 32}, kind: kindObject, mask: mObject, props: ref{4, 1}, nreq: 1},
+	3:/* ChatCompletionFunctions */ {name: ref{120, 23}, kind: kindObject, mask: mObject, props: ref{5, 3}, nreq: 1},
+	4:/* ChatCompletionMessageCustomToolCall */ {name: ref{164, 35}, kind: kindObject, mask: mObject, props: ref{8, 3}, nreq: 3},
+	5:/* ChatCompletionMessageToolCall */ {name: ref{207, 29}, kind: kindObject, mask: mObject, props: ref{11, 3}, nreq: 3},
+	6:/* ChatCompletionMessageToolCallChunk */ {name: ref{244, 34}, kind: kindObject, mask: mObject, props: ref{14, 4}, nreq: 1},
+	7:/* ChatCompletionMessageToolCalls */ {name: ref{283, 30}, kind: kindArray, mask: mArray, items: 101},
+	8:/* ChatCompletionModeration */ {name: ref{313, 24}, kind: kindObject, mask: mObject, props: ref{18, 2}, nreq: 2},
+	9:/* ChatCompletionModerationError */ {name: ref{348, 29}, kind: kindObject, mask: mObject, props: ref{20, 3}, nreq: 3},
+	10:/* ChatCompletionModerationResults */ {name: ref{388, 31}, kind: kindObject, mask: mObject, props: ref{23, 3}, nreq: 3},
+	11:/* ChatCompletionNamedToolChoice */ {name: ref{431, 29}, kind: kindObject, mask: mObject, props: ref{26, 2}, nreq: 2},
+	12:/* ChatCompletionNamedToolChoiceCustom */ {name: ref{460, 35}, kind: kindObject, mask: mObject, props: ref{28, 2}, nreq: 2},
+	13:/* ChatCompletionRequestAssistantMessage */ {name: ref{495, 37}, kind: kindObject, mask: mObject, props: ref{30, 8}, nreq: 1},
+	14:/* ChatCompletionRequestAssistantMessageContentPart */ {name: ref{595, 48}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{0, 2}},
+	15:/* ChatCompletionRequestDeveloperMessage */ {name: ref{647, 37}, kind: kindObject, mask: mObject, props: ref{38, 3}, nreq: 2},
+	16:/* ChatCompletionRequestFunctionMessage */ {name: ref{684, 36}, kind: kindObject, mask: mObject, props: ref{41, 3}, nreq: 3},
+	17:/* ChatCompletionRequestMessage */ {name: ref{720, 28}, kind: kindTagged, mask: mObject, tag: ref{581, 4}, dflt: -1, cases: ref{2, 4}},
+	18:/* ChatCompletionRequestMessageContentPartAudio */ {name: ref{771, 44}, kind: kindObject, mask: mObject, props: ref{44, 3}, nreq: 2},
+	19:/* ChatCompletionRequestMessageContentPartFile */ {name: ref{849, 43}, kind: kindObject, mask: mObject, props: ref{47, 3}, nreq: 2},
+	20:/* ChatCompletionRequestMessageContentPartImage */ {name: ref{896, 44}, kind: kindObject, mask: mObject, props: ref{50, 3}, nreq: 2},
+	21:/* ChatCompletionRequestMessageContentPartRefusal */ {name: ref{949, 46}, kind: kindObject, mask: mObject, props: ref{53, 2}, nreq: 2},
+	22:/* ChatCompletionRequestMessageContentPartText */ {name: ref{995, 43}, kind: kindObject, mask: mObject, props: ref{55, 3}, nreq: 2},
+	23:/* ChatCompletionRequestSystemMessage */ {name: ref{1038, 34}, kind: kindObject, mask: mObject, props: ref{58, 3}, nreq: 2},
+	24:/* ChatCompletionRequestSystemMessageContentPart */ {name: ref{1072, 45}, kind: kindAlts, mask: mObject, alts: ref{0, 1}},
+	25:/* ChatCompletionRequestToolMessage */ {name: ref{1117, 32}, kind: kindObject, mask: mObject, props: ref{61, 3}, nreq: 3},
+	26:/* ChatCompletionRequestToolMessageContentPart */ {name: ref{1161, 43}, kind: kindAlts, mask: mObject, alts: ref{1, 1}},
+	27:/* ChatCompletionRequestUserMessage */ {name: ref{1204, 32}, kind: kindObject, mask: mObject, props: ref{64, 3}, nreq: 2},
+	28:/* ChatCompletionRequestUserMessageContentPart */ {name: ref{1236, 43}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{6, 4}},
+	29:/* ChatCompletionResponseMessage */ {name: ref{1279, 29}, kind: kindObject, mask: mObject, props: ref{67, 9}, nreq: 3},
+	30:/* ChatCompletionStreamOptions */ {name: ref{1328, 27}, kind: kindObject, mask: mNull | mObject, props: ref{76, 2}},
+	31:/* ChatCompletionStreamResponseDelta */ {name: ref{1387, 33}, kind: kindObject, mask: mObject, props: ref{78, 7}},
+	32:/* ChatCompletionTokenLogprob */ {name: ref{1420, 26}, kind: kindObject, mask: mObject, props: ref{85, 4}, nreq: 4},
+	33:/* ChatCompletionTool */ {name: ref{1475, 18}, kind: kindObject, mask: mObject, props: ref{89, 2}, nreq: 2},
+	34:/* ChatCompletionToolChoiceOption */ {name: ref{1493, 30}, kind: kindAlts, mask: mObject | mString, alts: ref{2, 2}},
+	35:/* CompletionUsage */ {name: ref{1523, 15}, kind: kindObject, mask: mObject, props: ref{91, 5}, nreq: 3},
+	36:/* CreateChatCompletionRequest */ {name: ref{1626, 27}, kind: kindObject, mask: mObject, props: ref{96, 38}, nreq: 2},
+	37:/* CreateChatCompletionResponse */ {name: ref{2023, 28}, kind: kindObject, mask: mObject, props: ref{134, 10}, nreq: 5},
+	38:/* CreateChatCompletionStreamResponse */ {name: ref{2094, 34}, kind: kindObject, mask: mObject, props: ref{144, 10}, nreq: 5},
+	39:/* CreateModelResponseProperties */ {name: ref{2139, 29}, kind: kindObject, mask: mObject, props: ref{154, 9}},
+	40:/* CustomToolChatCompletions */ {name: ref{2168, 25}, kind: kindObject, mask: mObject, props: ref{163, 2}, nreq: 2},
+	41:/* CustomToolChatCompletionsCustomFormatGrammar */ {name: ref{2193, 44}, kind: kindObject, mask: mObject, props: ref{165, 2}, nreq: 2},
+	42:/* CustomToolChatCompletionsCustomFormatText */ {name: ref{2244, 41}, kind: kindObject, mask: mObject, props: ref{167, 1}, nreq: 1},
+	43:/* Error */ {name: ref{2285, 5}, kind: kindObject, mask: mObject, props: ref{168, 4}, nreq: 4},
+	44:/* ErrorResponse */ {name: ref{2295, 13}, kind: kindObject, mask: mObject, props: ref{172, 1}, nreq: 1},
+	45:/* FunctionObject */ {name: ref{2313, 14}, kind: kindObject, mask: mObject, props: ref{173, 4}, nreq: 1},
+	46:/* FunctionParameters */ {name: ref{2333, 18}, kind: kindAny, mask: mAll},
+	47:/* Metadata */ {name: ref{2351, 8}, kind: kindAny, mask: mAll},
+	48:/* ModelIdsShared */ {name: ref{2359, 14}, kind: kindScalar, mask: mString},
+	49:/* ModelResponseProperties */ {name: ref{2373, 23}, kind: kindObject, mask: mObject, props: ref{177, 8}},
+	50:/* ModerationConfigParam */ {name: ref{2396, 21}, kind: kindObject, mask: mObject, props: ref{185, 1}, nreq: 1},
+	51:/* ModerationInputType */ {name: ref{2417, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{0, 2}},
+	52:/* ModerationMode */ {name: ref{2441, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{2, 2}},
+	53:/* ModerationParam */ {name: ref{2465, 15}, kind: kindObject, mask: mObject, props: ref{186, 2}, nreq: 1},
+	54:/* ModerationPolicyParam */ {name: ref{2486, 21}, kind: kindObject, mask: mObject, props: ref{188, 2}},
+	55:/* ModerationResultBody */ {name: ref{2507, 20}, kind: kindObject, mask: mObject, props: ref{190, 6}, nreq: 6},
+	56:/* ParallelToolCalls */ {name: ref{2587, 17}, kind: kindScalar, mask: mBool},
+	57:/* PredictionContent */ {name: ref{2604, 17}, kind: kindObject, mask: mObject, props: ref{196, 2}, nreq: 2},
+	58:/* PromptCacheBreakpointParam */ {name: ref{2621, 26}, kind: kindObject, mask: mObject, props: ref{198, 1}, nreq: 1},
+	59:/* PromptCacheModeEnum */ {name: ref{2647, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{4, 2}},
+	60:/* PromptCacheOptionsParam */ {name: ref{2682, 23}, kind: kindObject, mask: mObject, props: ref{199, 2}},
+	61:/* PromptCacheTTLEnum */ {name: ref{2708, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{6, 1}},
+	62:/* ReasoningEffort */ {name: ref{2729, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{7, 7}},
+	63:/* ResponseFormatJsonObject */ {name: ref{2776, 24}, kind: kindObject, mask: mObject, props: ref{201, 1}, nreq: 1},
+	64:/* ResponseFormatJsonSchema */ {name: ref{2800, 24}, kind: kindObject, mask: mObject, props: ref{202, 2}, nreq: 2},
+	65:/* ResponseFormatJsonSchemaSchema */ {name: ref{2835, 30}, kind: kindAny, mask: mAll},
+	66:/* ResponseFormatText */ {name: ref{2865, 18}, kind: kindObject, mask: mObject, props: ref{204, 1}, nreq: 1},
+	67:/* ResponseModalities */ {name: ref{2883, 18}, kind: kindArray, mask: mArray | mNull, items: 443},
+	68:/* ServiceTier */ {name: ref{2901, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{14, 6}},
+	69:/* StopConfiguration */ {name: ref{2944, 17}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{4, 2}},
+	70:/* Verbosity */ {name: ref{2961, 9}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{20, 3}},
+	71:/* VoiceIdsOrCustomVoice */ {name: ref{2970, 21}, kind: kindAlts, mask: mObject | mString, alts: ref{6, 2}},
+	72:/* VoiceIdsShared */ {name: ref{2991, 14}, kind: kindScalar, mask: mString},
+	73:/* WebSearchContextSize */ {name: ref{3005, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{23, 3}},
+	74:/* WebSearchLocation */ {name: ref{3025, 17}, kind: kindObject, mask: mObject, props: ref{205, 4}},
+	75:/* ChatCompletionAllowedTools/properties/mode */ {name: ref{3067, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{26, 2}},
+	76:/* ChatCompletionAllowedTools/properties/tools */ {name: ref{3117, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
+	77:/* ChatCompletionAllowedTools/properties/tools/items */ {name: ref{3160, 49}, kind: kindAny, mask: mAll},
+	78:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools */ {name: ref{3209, 57}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{8, 2}},
+	79:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1 */ {name: ref{3266, 65}, kind: kindScalar, mask: mNull},
+	80:/* ChatCompletionAllowedToolsChoice/properties/type */ {name: ref{3331, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{28, 1}},
+	81:/* ChatCompletionFunctionCallOption/properties/name */ {name: ref{3379, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	82:/* ChatCompletionFunctions/properties/description */ {name: ref{3427, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	83:/* ChatCompletionFunctions/properties/name */ {name: ref{3473, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	84:/* ChatCompletionFunctions/properties/parameters */ {name: ref{3512, 45}, kind: kindAny, mask: mAll},
+	85:/* ChatCompletionMessageCustomToolCall/properties/custom */ {name: ref{3557, 53}, kind: kindObject, mask: mNull | mObject, props: ref{209, 2}, nonull: true, nreq: 2},
+	86:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/input */ {name: ref{3610, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	87:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/name */ {name: ref{3680, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	88:/* ChatCompletionMessageCustomToolCall/properties/id */ {name: ref{3749, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	89:/* ChatCompletionMessageCustomToolCall/properties/type */ {name: ref{3798, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{29, 1}},
+	90:/* ChatCompletionMessageToolCall/properties/function */ {name: ref{3849, 49}, kind: kindObject, mask: mNull | mObject, props: ref{211, 2}, nonull: true, nreq: 2},
+	91:/* ChatCompletionMessageToolCall/properties/function/properties/arguments */ {name: ref{3907, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	92:/* ChatCompletionMessageToolCall/properties/function/properties/name */ {name: ref{3977, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	93:/* ChatCompletionMessageToolCall/properties/id */ {name: ref{4042, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	94:/* ChatCompletionMessageToolCall/properties/type */ {name: ref{4085, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{30, 1}},
+	95:/* ChatCompletionMessageToolCallChunk/properties/function */ {name: ref{4130, 54}, kind: kindObject, mask: mNull | mObject, props: ref{213, 2}, nonull: true},
+	96:/* ChatCompletionMessageToolCallChunk/properties/function/properties/arguments */ {name: ref{4184, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	97:/* ChatCompletionMessageToolCallChunk/properties/function/properties/name */ {name: ref{4259, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	98:/* ChatCompletionMessageToolCallChunk/properties/id */ {name: ref{4329, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	99:/* ChatCompletionMessageToolCallChunk/properties/index */ {name: ref{4377, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	100:/* ChatCompletionMessageToolCallChunk/properties/type */ {name: ref{4428, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{31, 1}},
+	101:/* ChatCompletionMessageToolCalls/items */ {name: ref{4478, 36}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{10, 2}},
+	102:/* ChatCompletionModeration/properties/input */ {name: ref{4514, 41}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{12, 2}},
+	103:/* ChatCompletionModeration/properties/output */ {name: ref{4573, 42}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{14, 2}},
+	104:/* ChatCompletionModerationError/properties/code */ {name: ref{4615, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	105:/* ChatCompletionModerationError/properties/message */ {name: ref{4660, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	106:/* ChatCompletionModerationError/properties/type */ {name: ref{4708, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{32, 1}},
+	107:/* ChatCompletionModerationResults/properties/model */ {name: ref{4753, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	108:/* ChatCompletionModerationResults/properties/results */ {name: ref{4801, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
+	109:/* ChatCompletionModerationResults/properties/type */ {name: ref{4851, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{33, 1}},
+	110:/* ChatCompletionNamedToolChoice/properties/function */ {name: ref{4898, 49}, kind: kindObject, mask: mNull | mObject, props: ref{215, 1}, nonull: true, nreq: 1},
+	111:/* ChatCompletionNamedToolChoice/properties/function/properties/name */ {name: ref{4947, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	112:/* ChatCompletionNamedToolChoice/properties/type */ {name: ref{5012, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{34, 1}},
+	113:/* ChatCompletionNamedToolChoiceCustom/properties/custom */ {name: ref{5057, 53}, kind: kindObject, mask: mNull | mObject, props: ref{216, 1}, nonull: true, nreq: 1},
+	114:/* ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name */ {name: ref{5110, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	115:/* ChatCompletionNamedToolChoiceCustom/properties/type */ {name: ref{5179, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{35, 1}},
+	116:/* ChatCompletionRequestAssistantMessage/properties/audio */ {name: ref{5230, 54}, kind: kindAlts, mask: mNull | mObject, alts: ref{10, 2}},
+	117:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0 */ {name: ref{5284, 62}, kind: kindObject, mask: mObject, props: ref{217, 1}, nreq: 1},
+	118:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id */ {name: ref{5346, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	119:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1 */ {name: ref{5422, 62}, kind: kindScalar, mask: mNull},
+	120:/* ChatCompletionRequestAssistantMessage/properties/content */ {name: ref{5484, 56}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{12, 2}},
+	121:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0 */ {name: ref{5540, 64}, kind: kindAlts, mask: mArray | mString, alts: ref{14, 2}},
+	122:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0 */ {name: ref{5604, 72}, kind: kindScalar, mask: mString},
+	123:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1 */ {name: ref{5676, 72}, kind: kindArray, mask: mArray, items: 14},
+	124:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/1 */ {name: ref{5748, 64}, kind: kindScalar, mask: mNull},
+	125:/* ChatCompletionRequestAssistantMessage/properties/function_call */ {name: ref{5812, 62}, kind: kindAlts, mask: mNull | mObject, alts: ref{16, 2}},
+	126:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0 */ {name: ref{5874, 70}, kind: kindObject, mask: mObject, props: ref{218, 2}, nreq: 2},
+	127:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments */ {name: ref{5944, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	128:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name */ {name: ref{6035, 86}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	129:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1 */ {name: ref{6121, 70}, kind: kindScalar, mask: mNull},
+	130:/* ChatCompletionRequestAssistantMessage/properties/name */ {name: ref{6191, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	131:/* ChatCompletionRequestAssistantMessage/properties/reasoning_content */ {name: ref{6244, 66}, kind: kindScalar, mask: mNull | mString},
+	132:/* ChatCompletionRequestAssistantMessage/properties/refusal */ {name: ref{6310, 56}, kind: kindAlts, mask: mNull | mString, alts: ref{18, 2}},
+	133:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0 */ {name: ref{6366, 64}, kind: kindScalar, mask: mString},
+	134:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1 */ {name: ref{6430, 64}, kind: kindScalar, mask: mNull},
+	135:/* ChatCompletionRequestAssistantMessage/properties/role */ {name: ref{6494, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{36, 1}},
+	136:/* ChatCompletionRequestAssistantMessage/properties/tool_calls */ {name: ref{6547, 59}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{20, 2}},
+	137:/* ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1 */ {name: ref{6606, 67}, kind: kindScalar, mask: mNull},
+	138:/* ChatCompletionRequestDeveloperMessage/properties/content */ {name: ref{6673, 56}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{22, 3}},
+	139:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0 */ {name: ref{6729, 64}, kind: kindScalar, mask: mString},
+	140:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1 */ {name: ref{6793, 64}, kind: kindArray, mask: mArray, items: 22},
+	141:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2 */ {name: ref{6857, 64}, kind: kindScalar, mask: mNull},
+	142:/* ChatCompletionRequestDeveloperMessage/properties/name */ {name: ref{6921, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	143:/* ChatCompletionRequestDeveloperMessage/properties/role */ {name: ref{6974, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{37, 1}},
+	144:/* ChatCompletionRequestFunctionMessage/properties/content */ {name: ref{7036, 55}, kind: kindAlts, mask: mNull | mString, alts: ref{25, 2}},
+	145:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/0 */ {name: ref{7091, 63}, kind: kindScalar, mask: mString},
+	146:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/1 */ {name: ref{7154, 63}, kind: kindScalar, mask: mNull},
+	147:/* ChatCompletionRequestFunctionMessage/properties/name */ {name: ref{7217, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	148:/* ChatCompletionRequestFunctionMessage/properties/role */ {name: ref{7269, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{38, 1}},
+	149:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio */ {name: ref{7321, 67}, kind: kindObject, mask: mNull | mObject, props: ref{220, 2}, nonull: true, nreq: 2},
+	150:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data */ {name: ref{7398, 83}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	151:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format */ {name: ref{7481, 85}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{39, 2}},
+	152:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint */ {name: ref{7572, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{27, 2}},
+	153:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{7651, 87}, kind: kindScalar, mask: mNull},
+	154:/* ChatCompletionRequestMessageContentPartAudio/properties/type */ {name: ref{7738, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{41, 1}},
+	155:/* ChatCompletionRequestMessageContentPartFile/properties/file */ {name: ref{7798, 59}, kind: kindObject, mask: mNull | mObject, props: ref{222, 3}, nonull: true},
+	156:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data */ {name: ref{7881, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	157:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id */ {name: ref{7961, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	158:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename */ {name: ref{8039, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	159:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint */ {name: ref{8118, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{29, 2}},
+	160:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{8196, 86}, kind: kindScalar, mask: mNull},
+	161:/* ChatCompletionRequestMessageContentPartFile/properties/type */ {name: ref{8282, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{42, 1}},
+	162:/* ChatCompletionRequestMessageContentPartImage/properties/image_url */ {name: ref{8341, 65}, kind: kindObject, mask: mNull | mObject, props: ref{225, 2}, nonull: true, nreq: 1},
+	163:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail */ {name: ref{8415, 83}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{43, 3}},
+	164:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url */ {name: ref{8498, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	165:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint */ {name: ref{8578, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{31, 2}},
+	166:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{8657, 87}, kind: kindScalar, mask: mNull},
+	167:/* ChatCompletionRequestMessageContentPartImage/properties/type */ {name: ref{8744, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{46, 1}},
+	168:/* ChatCompletionRequestMessageContentPartRefusal/properties/refusal */ {name: ref{8804, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	169:/* ChatCompletionRequestMessageContentPartRefusal/properties/type */ {name: ref{8869, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{47, 1}},
+	170:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint */ {name: ref{8931, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{33, 2}},
+	171:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{9009, 86}, kind: kindScalar, mask: mNull},
+	172:/* ChatCompletionRequestMessageContentPartText/properties/text */ {name: ref{9095, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	173:/* ChatCompletionRequestMessageContentPartText/properties/type */ {name: ref{9154, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{48, 1}},
+	174:/* ChatCompletionRequestSystemMessage/properties/content */ {name: ref{9213, 53}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{35, 3}},
+	175:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/0 */ {name: ref{9266, 61}, kind: kindScalar, mask: mString},
+	176:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/1 */ {name: ref{9327, 61}, kind: kindArray, mask: mArray, items: 24},
+	177:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/2 */ {name: ref{9388, 61}, kind: kindScalar, mask: mNull},
+	178:/* ChatCompletionRequestSystemMessage/properties/name */ {name: ref{9449, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	179:/* ChatCompletionRequestSystemMessage/properties/role */ {name: ref{9499, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{49, 1}},
+	180:/* ChatCompletionRequestToolMessage/properties/content */ {name: ref{9549, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{38, 3}},
+	181:/* ChatCompletionRequestToolMessage/properties/content/oneOf/0 */ {name: ref{9600, 59}, kind: kindScalar, mask: mString},
+	182:/* ChatCompletionRequestToolMessage/properties/content/oneOf/1 */ {name: ref{9659, 59}, kind: kindArray, mask: mArray, items: 26},
+	183:/* ChatCompletionRequestToolMessage/properties/content/oneOf/2 */ {name: ref{9718, 59}, kind: kindScalar, mask: mNull},
+	184:/* ChatCompletionRequestToolMessage/properties/role */ {name: ref{9777, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{50, 1}},
+	185:/* ChatCompletionRequestToolMessage/properties/tool_call_id */ {name: ref{9825, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	186:/* ChatCompletionRequestUserMessage/properties/content */ {name: ref{9881, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{41, 3}},
+	187:/* ChatCompletionRequestUserMessage/properties/content/oneOf/0 */ {name: ref{9932, 59}, kind: kindScalar, mask: mString},
+	188:/* ChatCompletionRequestUserMessage/properties/content/oneOf/1 */ {name: ref{9991, 59}, kind: kindArray, mask: mArray, items: 28},
+	189:/* ChatCompletionRequestUserMessage/properties/content/oneOf/2 */ {name: ref{10050, 59}, kind: kindScalar, mask: mNull},
+	190:/* ChatCompletionRequestUserMessage/properties/name */ {name: ref{10109, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	191:/* ChatCompletionRequestUserMessage/properties/role */ {name: ref{10157, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{51, 1}},
+	192:/* ChatCompletionResponseMessage/properties/annotations */ {name: ref{10205, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 193},
+	193:/* ChatCompletionResponseMessage/properties/annotations/items */ {name: ref{10257, 58}, kind: kindObject, mask: mObject, props: ref{227, 2}, nreq: 2},
+	194:/* ChatCompletionResponseMessage/properties/annotations/items/properties/type */ {name: ref{10327, 74}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{52, 1}},
+	195:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation */ {name: ref{10401, 82}, kind: kindObject, mask: mNull | mObject, props: ref{229, 4}, nonull: true, nreq: 4},
+	196:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index */ {name: ref{10508, 103}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	197:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index */ {name: ref{10611, 105}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	198:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title */ {name: ref{10716, 99}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	199:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url */ {name: ref{10815, 97}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	200:/* ChatCompletionResponseMessage/properties/audio */ {name: ref{10912, 46}, kind: kindAlts, mask: mNull | mObject, alts: ref{44, 2}},
+	201:/* ChatCompletionResponseMessage/properties/audio/anyOf/0 */ {name: ref{10958, 54}, kind: kindObject, mask: mObject, props: ref{233, 4}, nreq: 4},
+	202:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data */ {name: ref{11032, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	203:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at */ {name: ref{11102, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	204:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id */ {name: ref{11178, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	205:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript */ {name: ref{11246, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	206:/* ChatCompletionResponseMessage/properties/audio/anyOf/1 */ {name: ref{11322, 54}, kind: kindScalar, mask: mNull},
+	207:/* ChatCompletionResponseMessage/properties/content */ {name: ref{11376, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{46, 2}},
+	208:/* ChatCompletionResponseMessage/properties/content/anyOf/0 */ {name: ref{11424, 56}, kind: kindScalar, mask: mString},
+	209:/* ChatCompletionResponseMessage/properties/content/anyOf/1 */ {name: ref{11480, 56}, kind: kindScalar, mask: mNull},
+	210:/* ChatCompletionResponseMessage/properties/function_call */ {name: ref{11536, 54}, kind: kindObject, mask: mNull | mObject, props: ref{237, 2}, nonull: true, nreq: 2},
+	211:/* ChatCompletionResponseMessage/properties/function_call/properties/arguments */ {name: ref{11590, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	212:/* ChatCompletionResponseMessage/properties/function_call/properties/name */ {name: ref{11665, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	213:/* ChatCompletionResponseMessage/properties/reasoning */ {name: ref{11735, 50}, kind: kindScalar, mask: mNull | mString},
+	214:/* ChatCompletionResponseMessage/properties/reasoning_content */ {name: ref{11785, 58}, kind: kindScalar, mask: mNull | mString},
+	215:/* ChatCompletionResponseMessage/properties/refusal */ {name: ref{11843, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{48, 2}},
+	216:/* ChatCompletionResponseMessage/properties/refusal/anyOf/0 */ {name: ref{11891, 56}, kind: kindScalar, mask: mString},
+	217:/* ChatCompletionResponseMessage/properties/refusal/anyOf/1 */ {name: ref{11947, 56}, kind: kindScalar, mask: mNull},
+	218:/* ChatCompletionResponseMessage/properties/role */ {name: ref{12003, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{53, 1}},
+	219:/* ChatCompletionResponseMessage/properties/tool_calls */ {name: ref{12048, 51}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{50, 2}},
+	220:/* ChatCompletionResponseMessage/properties/tool_calls/anyOf/1 */ {name: ref{12099, 59}, kind: kindScalar, mask: mNull},
+	221:/* ChatCompletionStreamOptions/properties/include_obfuscation */ {name: ref{12158, 58}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	222:/* ChatCompletionStreamOptions/properties/include_usage */ {name: ref{12216, 52}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	223:/* ChatCompletionStreamResponseDelta/properties/content */ {name: ref{12268, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{52, 2}},
+	224:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/0 */ {name: ref{12320, 60}, kind: kindScalar, mask: mString},
+	225:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/1 */ {name: ref{12380, 60}, kind: kindScalar, mask: mNull},
+	226:/* ChatCompletionStreamResponseDelta/properties/function_call */ {name: ref{12440, 58}, kind: kindObject, mask: mNull | mObject, props: ref{239, 2}, nonull: true},
+	227:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments */ {name: ref{12498, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	228:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/name */ {name: ref{12577, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	229:/* ChatCompletionStreamResponseDelta/properties/reasoning */ {name: ref{12651, 54}, kind: kindScalar, mask: mNull | mString},
+	230:/* ChatCompletionStreamResponseDelta/properties/reasoning_content */ {name: ref{12705, 62}, kind: kindScalar, mask: mNull | mString},
+	231:/* ChatCompletionStreamResponseDelta/properties/refusal */ {name: ref{12767, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{54, 2}},
+	232:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0 */ {name: ref{12819, 60}, kind: kindScalar, mask: mString},
+	233:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1 */ {name: ref{12879, 60}, kind: kindScalar, mask: mNull},
+	234:/* ChatCompletionStreamResponseDelta/properties/role */ {name: ref{12939, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{54, 5}},
+	235:/* ChatCompletionStreamResponseDelta/properties/tool_calls */ {name: ref{12988, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
+	236:/* ChatCompletionTokenLogprob/properties/bytes */ {name: ref{13043, 43}, kind: kindAlts, mask: mArray | mNull, alts: ref{56, 2}},
+	237:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0 */ {name: ref{13086, 51}, kind: kindArray, mask: mArray, items: 238},
+	238:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items */ {name: ref{13137, 57}, kind: kindScalar, mask: mInteger},
+	239:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/1 */ {name: ref{13194, 51}, kind: kindScalar, mask: mNull},
+	240:/* ChatCompletionTokenLogprob/properties/logprob */ {name: ref{13245, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	241:/* ChatCompletionTokenLogprob/properties/token */ {name: ref{13290, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	242:/* ChatCompletionTokenLogprob/properties/top_logprobs */ {name: ref{13333, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 243},
+	243:/* ChatCompletionTokenLogprob/properties/top_logprobs/items */ {name: ref{13383, 56}, kind: kindObject, mask: mObject, props: ref{241, 3}, nreq: 3},
+	244:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{13439, 73}, kind: kindAlts, mask: mArray | mNull, alts: ref{58, 2}},
+	245:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0 */ {name: ref{13512, 81}, kind: kindArray, mask: mArray, items: 246},
+	246:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items */ {name: ref{13593, 87}, kind: kindScalar, mask: mInteger},
+	247:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1 */ {name: ref{13680, 81}, kind: kindScalar, mask: mNull},
+	248:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{13761, 75}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	249:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{13836, 73}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	250:/* ChatCompletionTool/properties/function */ {name: ref{13909, 38}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{60, 2}},
+	251:/* ChatCompletionTool/properties/function/anyOf/1 */ {name: ref{13947, 46}, kind: kindScalar, mask: mNull},
+	252:/* ChatCompletionTool/properties/type */ {name: ref{13993, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{59, 1}},
+	253:/* ChatCompletionToolChoiceOption/oneOf/0 */ {name: ref{14027, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{60, 3}},
+	254:/* ChatCompletionToolChoiceOption/oneOf/1 */ {name: ref{14065, 38}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{16, 3}},
+	255:/* CompletionUsage/properties/completion_tokens */ {name: ref{14103, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	256:/* CompletionUsage/properties/completion_tokens_details */ {name: ref{14147, 52}, kind: kindObject, mask: mNull | mObject, props: ref{244, 5}, nonull: true},
+	257:/* CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{14290, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	258:/* CompletionUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{14380, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	259:/* CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{14456, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	260:/* CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{14536, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	261:/* CompletionUsage/properties/completion_tokens_details/properties/text_tokens */ {name: ref{14626, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	262:/* CompletionUsage/properties/prompt_tokens */ {name: ref{14701, 40}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	263:/* CompletionUsage/properties/prompt_tokens_details */ {name: ref{14741, 48}, kind: kindObject, mask: mNull | mObject, props: ref{249, 5}, nonull: true},
+	264:/* CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{14832, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	265:/* CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{14904, 78}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	266:/* CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{14982, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	267:/* CompletionUsage/properties/prompt_tokens_details/properties/image_tokens */ {name: ref{15055, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	268:/* CompletionUsage/properties/prompt_tokens_details/properties/text_tokens */ {name: ref{15127, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	269:/* CompletionUsage/properties/total_tokens */ {name: ref{15198, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	270:/* CreateChatCompletionRequest/properties/thinking */ {name: ref{15237, 47}, kind: kindObject, mask: mNull | mObject, props: ref{254, 1}, nonull: true},
+	271:/* CreateChatCompletionRequest/properties/thinking/properties/type */ {name: ref{15284, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{63, 2}},
+	272:/* CreateModelResponseProperties/properties/metadata */ {name: ref{15362, 49}, kind: kindAny, mask: mAll},
+	273:/* CreateModelResponseProperties/properties/prompt_cache_key */ {name: ref{15411, 57}, kind: kindAlts, mask: mNull | mString, alts: ref{62, 2}},
+	274:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0 */ {name: ref{15468, 65}, kind: kindScalar, mask: mString},
+	275:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1 */ {name: ref{15533, 65}, kind: kindScalar, mask: mNull},
+	276:/* CreateModelResponseProperties/properties/prompt_cache_options */ {name: ref{15598, 61}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{64, 2}},
+	277:/* CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1 */ {name: ref{15659, 69}, kind: kindScalar, mask: mNull},
+	278:/* CreateModelResponseProperties/properties/prompt_cache_retention */ {name: ref{15728, 63}, kind: kindAlts, mask: mNull | mString, alts: ref{66, 2}},
+	279:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0 */ {name: ref{15791, 71}, kind: kindScalar, mask: mString, enum: true, values: ref{65, 2}},
+	280:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1 */ {name: ref{15874, 71}, kind: kindScalar, mask: mNull},
+	281:/* CreateModelResponseProperties/properties/safety_identifier */ {name: ref{15945, 58}, kind: kindAlts, mask: mNull | mString, alts: ref{68, 2}},
+	282:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/0 */ {name: ref{16003, 66}, kind: kindScalar, mask: mString},
+	283:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/1 */ {name: ref{16069, 66}, kind: kindScalar, mask: mNull},
+	284:/* CreateModelResponseProperties/properties/temperature */ {name: ref{16135, 52}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{70, 2}},
+	285:/* CreateModelResponseProperties/properties/temperature/anyOf/0 */ {name: ref{16187, 60}, kind: kindScalar, mask: mInteger | mNumber},
+	286:/* CreateModelResponseProperties/properties/temperature/anyOf/1 */ {name: ref{16247, 60}, kind: kindScalar, mask: mNull},
+	287:/* CreateModelResponseProperties/properties/top_logprobs */ {name: ref{16307, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	288:/* CreateModelResponseProperties/properties/top_p */ {name: ref{16360, 46}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{72, 2}},
+	289:/* CreateModelResponseProperties/properties/top_p/anyOf/0 */ {name: ref{16406, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	290:/* CreateModelResponseProperties/properties/top_p/anyOf/1 */ {name: ref{16460, 54}, kind: kindScalar, mask: mNull},
+	291:/* CreateModelResponseProperties/properties/user */ {name: ref{16514, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	292:/* CreateChatCompletionRequest/allOf/1/properties/audio */ {name: ref{16559, 52}, kind: kindObject, mask: mNull | mObject, props: ref{255, 2}, nreq: 2},
+	293:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/format */ {name: ref{16616, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{67, 6}},
+	294:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice */ {name: ref{16702, 69}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{74, 2}},
+	295:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1 */ {name: ref{16771, 77}, kind: kindScalar, mask: mNull},
+	296:/* CreateChatCompletionRequest/allOf/1/properties/frequency_penalty */ {name: ref{16848, 64}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	297:/* CreateChatCompletionRequest/allOf/1/properties/function_call */ {name: ref{16912, 60}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{76, 3}},
+	298:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0 */ {name: ref{16972, 68}, kind: kindScalar, mask: mString, enum: true, values: ref{73, 2}},
+	299:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2 */ {name: ref{17040, 68}, kind: kindScalar, mask: mNull},
+	300:/* CreateChatCompletionRequest/allOf/1/properties/functions */ {name: ref{17108, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 3},
+	301:/* CreateChatCompletionRequest/allOf/1/properties/logit_bias */ {name: ref{17164, 57}, kind: kindAny, mask: mAll},
+	302:/* CreateChatCompletionRequest/allOf/1/properties/logprobs */ {name: ref{17221, 55}, kind: kindScalar, mask: mBool | mNull},
+	303:/* CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens */ {name: ref{17276, 68}, kind: kindScalar, mask: mInteger | mNull},
+	304:/* CreateChatCompletionRequest/allOf/1/properties/max_tokens */ {name: ref{17344, 57}, kind: kindScalar, mask: mInteger | mNull},
+	305:/* CreateChatCompletionRequest/allOf/1/properties/messages */ {name: ref{17401, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
+	306:/* CreateChatCompletionRequest/allOf/1/properties/model */ {name: ref{17456, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{79, 2}},
+	307:/* CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1 */ {name: ref{17508, 60}, kind: kindScalar, mask: mNull},
+	308:/* CreateChatCompletionRequest/allOf/1/properties/moderation */ {name: ref{17568, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{81, 2}},
+	309:/* CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1 */ {name: ref{17625, 65}, kind: kindScalar, mask: mNull},
+	310:/* CreateChatCompletionRequest/allOf/1/properties/n */ {name: ref{17690, 48}, kind: kindScalar, mask: mInteger | mNull},
+	311:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls */ {name: ref{17738, 66}, kind: kindAlts, mask: mBool | mNull, nonull: true, alts: ref{83, 2}},
+	312:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1 */ {name: ref{17804, 74}, kind: kindScalar, mask: mNull},
+	313:/* CreateChatCompletionRequest/allOf/1/properties/prediction */ {name: ref{17878, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{85, 2}},
+	314:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0 */ {name: ref{17935, 65}, kind: kindAlts, mask: mObject, alts: ref{87, 1}},
+	315:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1 */ {name: ref{18000, 65}, kind: kindScalar, mask: mNull},
+	316:/* CreateChatCompletionRequest/allOf/1/properties/presence_penalty */ {name: ref{18065, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	317:/* CreateChatCompletionRequest/allOf/1/properties/response_format */ {name: ref{18128, 62}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{19, 3}},
+	318:/* CreateChatCompletionRequest/allOf/1/properties/seed */ {name: ref{18201, 51}, kind: kindScalar, mask: mInteger | mNull},
+	319:/* CreateChatCompletionRequest/allOf/1/properties/stop */ {name: ref{18252, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{88, 2}},
+	320:/* CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1 */ {name: ref{18303, 59}, kind: kindScalar, mask: mNull},
+	321:/* CreateChatCompletionRequest/allOf/1/properties/store */ {name: ref{18362, 52}, kind: kindScalar, mask: mBool | mNull},
+	322:/* CreateChatCompletionRequest/allOf/1/properties/stream */ {name: ref{18414, 53}, kind: kindScalar, mask: mBool | mNull},
+	323:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice */ {name: ref{18467, 58}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{90, 2}},
+	324:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1 */ {name: ref{18525, 66}, kind: kindScalar, mask: mNull},
+	325:/* CreateChatCompletionRequest/allOf/1/properties/tools */ {name: ref{18591, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 326},
+	326:/* CreateChatCompletionRequest/allOf/1/properties/tools/items */ {name: ref{18643, 58}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{22, 2}},
+	327:/* CreateChatCompletionRequest/allOf/1/properties/top_logprobs */ {name: ref{18701, 59}, kind: kindScalar, mask: mInteger | mNull},
+	328:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options */ {name: ref{18760, 65}, kind: kindObject, mask: mNull | mObject, props: ref{257, 2}, nonull: true},
+	329:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size */ {name: ref{18857, 96}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{92, 2}},
+	330:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1 */ {name: ref{18953, 104}, kind: kindScalar, mask: mNull},
+	331:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location */ {name: ref{19057, 90}, kind: kindObject, mask: mNull | mObject, props: ref{259, 2}, nreq: 2},
+	332:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate */ {name: ref{19158, 113}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{94, 2}},
+	333:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1 */ {name: ref{19271, 121}, kind: kindScalar, mask: mNull},
+	334:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type */ {name: ref{19392, 106}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{75, 1}},
+	335:/* CreateChatCompletionResponse/properties/choices */ {name: ref{19498, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 336},
+	336:/* CreateChatCompletionResponse/properties/choices/items */ {name: ref{19545, 53}, kind: kindObject, mask: mObject, props: ref{261, 4}, nreq: 4},
+	337:/* CreateChatCompletionResponse/properties/choices/items/properties/finish_reason */ {name: ref{19611, 78}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{76, 5}},
+	338:/* CreateChatCompletionResponse/properties/choices/items/properties/index */ {name: ref{19709, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	339:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs */ {name: ref{19779, 73}, kind: kindAlts, mask: mNull | mObject, alts: ref{96, 2}},
+	340:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0 */ {name: ref{19852, 81}, kind: kindObject, mask: mObject, props: ref{265, 2}, nreq: 2},
+	341:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content */ {name: ref{19933, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{98, 2}},
+	342:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0 */ {name: ref{20033, 108}, kind: kindArray, mask: mArray, items: 32},
+	343:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1 */ {name: ref{20141, 108}, kind: kindScalar, mask: mNull},
+	344:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal */ {name: ref{20249, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{100, 2}},
+	345:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0 */ {name: ref{20349, 108}, kind: kindArray, mask: mArray, items: 32},
+	346:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1 */ {name: ref{20457, 108}, kind: kindScalar, mask: mNull},
+	347:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1 */ {name: ref{20565, 81}, kind: kindScalar, mask: mNull},
+	348:/* CreateChatCompletionResponse/properties/choices/items/properties/message */ {name: ref{20646, 72}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{102, 2}},
+	349:/* CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1 */ {name: ref{20718, 80}, kind: kindScalar, mask: mNull},
+	350:/* CreateChatCompletionResponse/properties/created */ {name: ref{20798, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	351:/* CreateChatCompletionResponse/properties/id */ {name: ref{20845, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	352:/* CreateChatCompletionResponse/properties/metadata */ {name: ref{20887, 48}, kind: kindAny, mask: mAll},
+	353:/* CreateChatCompletionResponse/properties/model */ {name: ref{20935, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	354:/* CreateChatCompletionResponse/properties/moderation */ {name: ref{20980, 50}, kind: kindAlts, mask: mNull | mObject, alts: ref{104, 2}},
+	355:/* CreateChatCompletionResponse/properties/moderation/anyOf/1 */ {name: ref{21030, 58}, kind: kindScalar, mask: mNull},
+	356:/* CreateChatCompletionResponse/properties/object */ {name: ref{21088, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{81, 1}},
+	357:/* CreateChatCompletionResponse/properties/system_fingerprint */ {name: ref{21149, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	358:/* CreateChatCompletionResponse/properties/usage */ {name: ref{21207, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{106, 2}},
+	359:/* CreateChatCompletionResponse/properties/usage/anyOf/1 */ {name: ref{21252, 53}, kind: kindScalar, mask: mNull},
+	360:/* CreateChatCompletionStreamResponse/properties/choices */ {name: ref{21305, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 361},
+	361:/* CreateChatCompletionStreamResponse/properties/choices/items */ {name: ref{21358, 59}, kind: kindObject, mask: mObject, props: ref{267, 4}, nreq: 3},
+	362:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta */ {name: ref{21422, 76}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{108, 2}},
+	363:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1 */ {name: ref{21498, 84}, kind: kindScalar, mask: mNull},
+	364:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason */ {name: ref{21582, 84}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{82, 5}},
+	365:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/index */ {name: ref{21666, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	366:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs */ {name: ref{21742, 79}, kind: kindObject, mask: mNull | mObject, props: ref{271, 2}, nreq: 2},
+	367:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content */ {name: ref{21821, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	368:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal */ {name: ref{21919, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	369:/* CreateChatCompletionStreamResponse/properties/created */ {name: ref{22017, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	370:/* CreateChatCompletionStreamResponse/properties/id */ {name: ref{22070, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	371:/* CreateChatCompletionStreamResponse/properties/model */ {name: ref{22118, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	372:/* CreateChatCompletionStreamResponse/properties/moderation */ {name: ref{22169, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{110, 2}},
+	373:/* CreateChatCompletionStreamResponse/properties/moderation/anyOf/1 */ {name: ref{22225, 64}, kind: kindScalar, mask: mNull},
+	374:/* CreateChatCompletionStreamResponse/properties/obfuscation */ {name: ref{22289, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	375:/* CreateChatCompletionStreamResponse/properties/object */ {name: ref{22346, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{87, 1}},
+	376:/* CreateChatCompletionStreamResponse/properties/system_fingerprint */ {name: ref{22419, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	377:/* CreateChatCompletionStreamResponse/properties/usage */ {name: ref{22483, 51}, kind: kindAlts, mask: mNull | mObject, alts: ref{112, 2}},
+	378:/* CreateChatCompletionStreamResponse/properties/usage/anyOf/1 */ {name: ref{22534, 59}, kind: kindScalar, mask: mNull},
+	379:/* CustomToolChatCompletions/properties/custom */ {name: ref{22593, 43}, kind: kindObject, mask: mNull | mObject, props: ref{273, 3}, nonull: true, nreq: 1},
+	380:/* CustomToolChatCompletions/properties/custom/properties/description */ {name: ref{22636, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	381:/* CustomToolChatCompletions/properties/custom/properties/format */ {name: ref{22702, 61}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{24, 2}},
+	382:/* CustomToolChatCompletions/properties/custom/properties/name */ {name: ref{22763, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	383:/* CustomToolChatCompletions/properties/type */ {name: ref{22822, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{88, 1}},
+	384:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar */ {name: ref{22863, 63}, kind: kindObject, mask: mNull | mObject, props: ref{276, 2}, nonull: true, nreq: 2},
+	385:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition */ {name: ref{22942, 85}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	386:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax */ {name: ref{23027, 81}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{89, 2}},
+	387:/* CustomToolChatCompletionsCustomFormatGrammar/properties/type */ {name: ref{23117, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{91, 1}},
+	388:/* CustomToolChatCompletionsCustomFormatText/properties/type */ {name: ref{23177, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{92, 1}},
+	389:/* Error/properties/code */ {name: ref{23234, 21}, kind: kindAlts, mask: mNull | mString, alts: ref{114, 2}},
+	390:/* Error/properties/code/anyOf/0 */ {name: ref{23255, 29}, kind: kindScalar, mask: mString},
+	391:/* Error/properties/code/anyOf/1 */ {name: ref{23284, 29}, kind: kindScalar, mask: mNull},
+	392:/* Error/properties/message */ {name: ref{23313, 24}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	393:/* Error/properties/param */ {name: ref{23337, 22}, kind: kindAlts, mask: mNull | mString, alts: ref{116, 2}},
+	394:/* Error/properties/param/anyOf/0 */ {name: ref{23359, 30}, kind: kindScalar, mask: mString},
+	395:/* Error/properties/param/anyOf/1 */ {name: ref{23389, 30}, kind: kindScalar, mask: mNull},
+	396:/* Error/properties/type */ {name: ref{23419, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	397:/* ErrorResponse/properties/error */ {name: ref{23440, 30}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{118, 2}},
+	398:/* ErrorResponse/properties/error/anyOf/1 */ {name: ref{23470, 38}, kind: kindScalar, mask: mNull},
+	399:/* FunctionObject/properties/description */ {name: ref{23508, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	400:/* FunctionObject/properties/name */ {name: ref{23545, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	401:/* FunctionObject/properties/parameters */ {name: ref{23575, 36}, kind: kindAny, mask: mAll},
+	402:/* FunctionObject/properties/strict */ {name: ref{23611, 32}, kind: kindAlts, mask: mBool | mNull, alts: ref{120, 2}},
+	403:/* FunctionObject/properties/strict/anyOf/0 */ {name: ref{23643, 40}, kind: kindScalar, mask: mBool},
+	404:/* FunctionObject/properties/strict/anyOf/1 */ {name: ref{23683, 40}, kind: kindScalar, mask: mNull},
+	405:/* ModelResponseProperties/properties/top_logprobs */ {name: ref{23723, 47}, kind: kindAlts, mask: mInteger | mNull, alts: ref{122, 2}},
+	406:/* ModelResponseProperties/properties/top_logprobs/anyOf/0 */ {name: ref{23770, 55}, kind: kindScalar, mask: mInteger},
+	407:/* ModelResponseProperties/properties/top_logprobs/anyOf/1 */ {name: ref{23825, 55}, kind: kindScalar, mask: mNull},
+	408:/* ModerationConfigParam/properties/mode */ {name: ref{23880, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{124, 2}},
+	409:/* ModerationConfigParam/properties/mode/anyOf/1 */ {name: ref{23917, 45}, kind: kindScalar, mask: mNull},
+	410:/* ModerationParam/properties/model */ {name: ref{23962, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	411:/* ModerationParam/properties/policy */ {name: ref{23994, 33}, kind: kindAlts, mask: mNull | mObject, alts: ref{126, 2}},
+	412:/* ModerationParam/properties/policy/anyOf/1 */ {name: ref{24027, 41}, kind: kindScalar, mask: mNull},
+	413:/* ModerationPolicyParam/properties/input */ {name: ref{24068, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{128, 2}},
+	414:/* ModerationPolicyParam/properties/input/anyOf/1 */ {name: ref{24106, 46}, kind: kindScalar, mask: mNull},
+	415:/* ModerationPolicyParam/properties/output */ {name: ref{24152, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{130, 2}},
+	416:/* ModerationPolicyParam/properties/output/anyOf/1 */ {name: ref{24191, 47}, kind: kindScalar, mask: mNull},
+	417:/* ModerationResultBody/properties/categories */ {name: ref{24238, 42}, kind: kindAny, mask: mAll},
+	418:/* ModerationResultBody/properties/category_applied_input_types */ {name: ref{24280, 60}, kind: kindAny, mask: mAll},
+	419:/* ModerationResultBody/properties/category_scores */ {name: ref{24340, 47}, kind: kindAny, mask: mAll},
+	420:/* ModerationResultBody/properties/flagged */ {name: ref{24387, 39}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	421:/* ModerationResultBody/properties/model */ {name: ref{24426, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	422:/* ModerationResultBody/properties/type */ {name: ref{24463, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{93, 1}},
+	423:/* PredictionContent/properties/content */ {name: ref{24516, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{132, 3}},
+	424:/* PredictionContent/properties/content/oneOf/0 */ {name: ref{24552, 44}, kind: kindScalar, mask: mString},
+	425:/* PredictionContent/properties/content/oneOf/1 */ {name: ref{24596, 44}, kind: kindArray, mask: mArray, items: 22},
+	426:/* PredictionContent/properties/content/oneOf/2 */ {name: ref{24640, 44}, kind: kindScalar, mask: mNull},
+	427:/* PredictionContent/properties/type */ {name: ref{24684, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{94, 1}},
+	428:/* PromptCacheBreakpointParam/properties/mode */ {name: ref{24717, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{95, 1}},
+	429:/* PromptCacheOptionsParam/properties/mode */ {name: ref{24759, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{135, 2}},
+	430:/* PromptCacheOptionsParam/properties/mode/anyOf/1 */ {name: ref{24798, 47}, kind: kindScalar, mask: mNull},
+	431:/* PromptCacheOptionsParam/properties/ttl */ {name: ref{24845, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{137, 2}},
+	432:/* PromptCacheOptionsParam/properties/ttl/anyOf/1 */ {name: ref{24883, 46}, kind: kindScalar, mask: mNull},
+	433:/* ResponseFormatJsonObject/properties/type */ {name: ref{24929, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{96, 1}},
+	434:/* ResponseFormatJsonSchema/properties/json_schema */ {name: ref{24969, 47}, kind: kindObject, mask: mNull | mObject, props: ref{278, 4}, nonull: true, nreq: 1},
+	435:/* ResponseFormatJsonSchema/properties/json_schema/properties/description */ {name: ref{25022, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	436:/* ResponseFormatJsonSchema/properties/json_schema/properties/name */ {name: ref{25092, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	437:/* ResponseFormatJsonSchema/properties/json_schema/properties/schema */ {name: ref{25155, 65}, kind: kindAny, mask: mAll},
+	438:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict */ {name: ref{25220, 65}, kind: kindAlts, mask: mBool | mNull, alts: ref{139, 2}},
+	439:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0 */ {name: ref{25285, 73}, kind: kindScalar, mask: mBool},
+	440:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1 */ {name: ref{25358, 73}, kind: kindScalar, mask: mNull},
+	441:/* ResponseFormatJsonSchema/properties/type */ {name: ref{25431, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{97, 1}},
+	442:/* ResponseFormatText/properties/type */ {name: ref{25471, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{98, 1}},
+	443:/* ResponseModalities/items */ {name: ref{25505, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{99, 2}},
+	444:/* StopConfiguration/oneOf/0 */ {name: ref{25529, 25}, kind: kindScalar, mask: mNull | mString},
+	445:/* StopConfiguration/oneOf/1 */ {name: ref{25554, 25}, kind: kindArray, mask: mArray, items: 446},
+	446:/* StopConfiguration/oneOf/1/items */ {name: ref{25579, 31}, kind: kindScalar, mask: mString},
+	447:/* VoiceIdsOrCustomVoice/anyOf/1 */ {name: ref{25610, 29}, kind: kindObject, mask: mObject, props: ref{282, 1}, nreq: 1},
+	448:/* VoiceIdsOrCustomVoice/anyOf/1/properties/id */ {name: ref{25639, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	449:/* WebSearchLocation/properties/city */ {name: ref{25682, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	450:/* WebSearchLocation/properties/country */ {name: ref{25715, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	451:/* WebSearchLocation/properties/region */ {name: ref{25751, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	452:/* WebSearchLocation/properties/timezone */ {name: ref{25786, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
 }
+
+var kimiProps = [...]prop{
+	{ref{26, 4}, 75, true},       // ChatCompletionAllowedTools.mode
+	{ref{30, 5}, 76, true},       // ChatCompletionAllowedTools.tools
+	{ref{67, 13}, 78, true},      // ChatCompletionAllowedToolsChoice.allowed_tools
+	{ref{80, 4}, 80, true},       // ChatCompletionAllowedToolsChoice.type
+	{ref{116, 4}, 81, true},      // ChatCompletionFunctionCallOption.name
+	{ref{143, 11}, 82, false},    // ChatCompletionFunctions.description
+	{ref{116, 4}, 83, true},      // ChatCompletionFunctions.name
+	{ref{154, 10}, 84, false},    // ChatCompletionFunctions.parameters
+	{ref{199, 6}, 85, true},      // ChatCompletionMessageCustomToolCall.custom
+	{ref{205, 2}, 88, true},      // ChatCompletionMessageCustomToolCall.id
+	{ref{80, 4}, 89, true},       // ChatCompletionMessageCustomToolCall.type
+	{ref{236, 8}, 90, true},      // ChatCompletionMessageToolCall.function
+	{ref{205, 2}, 93, true},      // ChatCompletionMessageToolCall.id
+	{ref{80, 4}, 94, true},       // ChatCompletionMessageToolCall.type
+	{ref{236, 8}, 95, false},     // ChatCompletionMessageToolCallChunk.function
+	{ref{205, 2}, 98, false},     // ChatCompletionMessageToolCallChunk.id
+	{ref{278, 5}, 99, true},      // ChatCompletionMessageToolCallChunk.index
+	{ref{80, 4}, 100, false},     // ChatCompletionMessageToolCallChunk.type
+	{ref{337, 5}, 102, true},     // ChatCompletionModeration.input
+	{ref{342, 6}, 103, true},     // ChatCompletionModeration.output
+	{ref{377, 4}, 104, true},     // ChatCompletionModerationError.code
+	{ref{381, 7}, 105, true},     // ChatCompletionModerationError.message
+	{ref{80, 4}, 106, true},      // ChatCompletionModerationError.type
+	{ref{419, 5}, 107, true},     // ChatCompletionModerationResults.model
+	{ref{424, 7}, 108, true},     // ChatCompletionModerationResults.results
+	{ref{80, 4}, 109, true},      // ChatCompletionModerationResults.type
+	{ref{236, 8}, 110, true},     // ChatCompletionNamedToolChoice.function
+	{ref{80, 4}, 112, true},      // ChatCompletionNamedToolChoice.type
+	{ref{199, 6}, 113, true},     // ChatCompletionNamedToolChoiceCustom.custom
+	{ref{80, 4}, 115, true},      // ChatCompletionNamedToolChoiceCustom.type
+	{ref{532, 5}, 116, false},    // ChatCompletionRequestAssistantMessage.audio
+	{ref{537, 7}, 120, false},    // ChatCompletionRequestAssistantMessage.content
+	{ref{544, 13}, 125, false},   // ChatCompletionRequestAssistantMessage.function_call
+	{ref{116, 4}, 130, false},    // ChatCompletionRequestAssistantMessage.name
+	{ref{557, 17}, 131, false},   // ChatCompletionRequestAssistantMessage.reasoning_content
+	{ref{574, 7}, 132, false},    // ChatCompletionRequestAssistantMessage.refusal
+	{ref{581, 4}, 135, true},     // ChatCompletionRequestAssistantMessage.role
+	{ref{585, 10}, 136, false},   // ChatCompletionRequestAssistantMessage.tool_calls
+	{ref{537, 7}, 138, true},     // ChatCompletionRequestDeveloperMessage.content
+	{ref{116, 4}, 142, false},    // ChatCompletionRequestDeveloperMessage.name
+	{ref{581, 4}, 143, true},     // ChatCompletionRequestDeveloperMessage.role
+	{ref{537, 7}, 144, true},     // ChatCompletionRequestFunctionMessage.content
+	{ref{116, 4}, 147, true},     // ChatCompletionRequestFunctionMessage.name
+	{ref{581, 4}, 148, true},     // ChatCompletionRequestFunctionMessage.role
+	{ref{815, 11}, 149, true},    // ChatCompletionRequestMessageContentPartAudio.input_audio
+	{ref{826, 23}, 152, false},   // ChatCompletionRequestMessageContentPartAudio.prompt_cache_breakpoint
+	{ref{80, 4}, 154, true},      // ChatCompletionRequestMessageContentPartAudio.type
+	{ref{892, 4}, 155, true},     // ChatCompletionRequestMessageContentPartFile.file
+	{ref{826, 23}, 159, false},   // ChatCompletionRequestMessageContentPartFile.prompt_cache_breakpoint
+	{ref{80, 4}, 161, true},      // ChatCompletionRequestMessageContentPartFile.type
+	{ref{940, 9}, 162, true},     // ChatCompletionRequestMessageContentPartImage.image_url
+	{ref{826, 23}, 165, false},   // ChatCompletionRequestMessageContentPartImage.prompt_cache_breakpoint
+	{ref{80, 4}, 167, true},      // ChatCompletionRequestMessageContentPartImage.type
+	{ref{574, 7}, 168, true},     // ChatCompletionRequestMessageContentPartRefusal.refusal
+	{ref{80, 4}, 169, true},      // ChatCompletionRequestMessageContentPartRefusal.type
+	{ref{826, 23}, 170, false},   // ChatCompletionRequestMessageContentPartText.prompt_cache_breakpoint
+	{ref{643, 4}, 172, true},     // ChatCompletionRequestMessageContentPartText.text
+	{ref{80, 4}, 173, true},      // ChatCompletionRequestMessageContentPartText.type
+	{ref{537, 7}, 174, true},     // ChatCompletionRequestSystemMessage.content
+	{ref{116, 4}, 178, false},    // ChatCompletionRequestSystemMessage.name
+	{ref{581, 4}, 179, true},     // ChatCompletionRequestSystemMessage.role
+	{ref{537, 7}, 180, true},     // ChatCompletionRequestToolMessage.content
+	{ref{581, 4}, 184, true},     // ChatCompletionRequestToolMessage.role
+	{ref{1149, 12}, 185, true},   // ChatCompletionRequestToolMessage.tool_call_id
+	{ref{537, 7}, 186, true},     // ChatCompletionRequestUserMessage.content
+	{ref{116, 4}, 190, false},    // ChatCompletionRequestUserMessage.name
+	{ref{581, 4}, 191, true},     // ChatCompletionRequestUserMessage.role
+	{ref{1308, 11}, 192, false},  // ChatCompletionResponseMessage.annotations
+	{ref{532, 5}, 200, false},    // ChatCompletionResponseMessage.audio
+	{ref{537, 7}, 207, true},     // ChatCompletionResponseMessage.content
+	{ref{544, 13}, 210, false},   // ChatCompletionResponseMessage.function_call
+	{ref{1319, 9}, 213, false},   // ChatCompletionResponseMessage.reasoning
+	{ref{557, 17}, 214, false},   // ChatCompletionResponseMessage.reasoning_content
+	{ref{574, 7}, 215, true},     // ChatCompletionResponseMessage.refusal
+	{ref{581, 4}, 218, true},     // ChatCompletionResponseMessage.role
+	{ref{585, 10}, 219, false},   // ChatCompletionResponseMessage.tool_calls
+	{ref{1355, 19}, 221, false},  // ChatCompletionStreamOptions.include_obfuscation
+	{ref{1374, 13}, 222, false},  // ChatCompletionStreamOptions.include_usage
+	{ref{537, 7}, 223, false},    // ChatCompletionStreamResponseDelta.content
+	{ref{544, 13}, 226, false},   // ChatCompletionStreamResponseDelta.function_call
+	{ref{1319, 9}, 229, false},   // ChatCompletionStreamResponseDelta.reasoning
+	{ref{557, 17}, 230, false},   // ChatCompletionStreamResponseDelta.reasoning_content
+	{ref{574, 7}, 231, false},    // ChatCompletionStreamResponseDelta.refusal
+	{ref{581, 4}, 234, false},    // ChatCompletionStreamResponseDelta.role
+	{ref{585, 10}, 235, false},   // ChatCompletionStreamResponseDelta.tool_calls
+	{ref{1446, 5}, 236, true},    // ChatCompletionTokenLogprob.bytes
+	{ref{1451, 7}, 240, true},    // ChatCompletionTokenLogprob.logprob
+	{ref{1458, 5}, 241, true},    // ChatCompletionTokenLogprob.token
+	{ref{1463, 12}, 242, true},   // ChatCompletionTokenLogprob.top_logprobs
+	{ref{236, 8}, 250, true},     // ChatCompletionTool.function
+	{ref{80, 4}, 252, true},      // ChatCompletionTool.type
+	{ref{1538, 17}, 255, true},   // CompletionUsage.completion_tokens
+	{ref{1555, 25}, 256, false},  // CompletionUsage.completion_tokens_details
+	{ref{1580, 13}, 262, true},   // CompletionUsage.prompt_tokens
+	{ref{1593, 21}, 263, false},  // CompletionUsage.prompt_tokens_details
+	{ref{1614, 12}, 269, true},   // CompletionUsage.total_tokens
+	{ref{532, 5}, 292, false},    // CreateChatCompletionRequest.audio
+	{ref{1653, 17}, 296, false},  // CreateChatCompletionRequest.frequency_penalty
+	{ref{544, 13}, 297, false},   // CreateChatCompletionRequest.function_call
+	{ref{1670, 9}, 300, false},   // CreateChatCompletionRequest.functions
+	{ref{1679, 10}, 301, false},  // CreateChatCompletionRequest.logit_bias
+	{ref{1689, 8}, 302, false},   // CreateChatCompletionRequest.logprobs
+	{ref{1697, 21}, 303, false},  // CreateChatCompletionRequest.max_completion_tokens
+	{ref{1718, 10}, 304, false},  // CreateChatCompletionRequest.max_tokens
+	{ref{1728, 8}, 305, true},    // CreateChatCompletionRequest.messages
+	{ref{1736, 8}, 272, false},   // CreateChatCompletionRequest.metadata
+	{ref{1744, 10}, 67, false},   // CreateChatCompletionRequest.modalities
+	{ref{419, 5}, 306, true},     // CreateChatCompletionRequest.model
+	{ref{1754, 10}, 308, false},  // CreateChatCompletionRequest.moderation
+	{ref{1764, 1}, 310, false},   // CreateChatCompletionRequest.n
+	{ref{1765, 19}, 311, false},  // CreateChatCompletionRequest.parallel_tool_calls
+	{ref{1784, 10}, 313, false},  // CreateChatCompletionRequest.prediction
+	{ref{1794, 16}, 316, false},  // CreateChatCompletionRequest.presence_penalty
+	{ref{1810, 16}, 273, false},  // CreateChatCompletionRequest.prompt_cache_key
+	{ref{1826, 20}, 276, false},  // CreateChatCompletionRequest.prompt_cache_options
+	{ref{1846, 22}, 278, false},  // CreateChatCompletionRequest.prompt_cache_retention
+	{ref{1868, 16}, 62, false},   // CreateChatCompletionRequest.reasoning_effort
+	{ref{1884, 15}, 317, false},  // CreateChatCompletionRequest.response_format
+	{ref{1899, 17}, 281, false},  // CreateChatCompletionRequest.safety_identifier
+	{ref{1916, 4}, 318, false},   // CreateChatCompletionRequest.seed
+	{ref{1920, 12}, 68, false},   // CreateChatCompletionRequest.service_tier
+	{ref{1932, 4}, 319, false},   // CreateChatCompletionRequest.stop
+	{ref{1936, 5}, 321, false},   // CreateChatCompletionRequest.store
+	{ref{1941, 6}, 322, false},   // CreateChatCompletionRequest.stream
+	{ref{1947, 14}, 30, false},   // CreateChatCompletionRequest.stream_options
+	{ref{1961, 11}, 284, false},  // CreateChatCompletionRequest.temperature
+	{ref{1972, 8}, 270, false},   // CreateChatCompletionRequest.thinking
+	{ref{1980, 11}, 323, false},  // CreateChatCompletionRequest.tool_choice
+	{ref{30, 5}, 325, false},     // CreateChatCompletionRequest.tools
+	{ref{1463, 12}, 327, false},  // CreateChatCompletionRequest.top_logprobs
+	{ref{1991, 5}, 288, false},   // CreateChatCompletionRequest.top_p
+	{ref{767, 4}, 291, false},    // CreateChatCompletionRequest.user
+	{ref{1996, 9}, 70, false},    // CreateChatCompletionRequest.verbosity
+	{ref{2005, 18}, 328, false},  // CreateChatCompletionRequest.web_search_options
+	{ref{2051, 7}, 335, true},    // CreateChatCompletionResponse.choices
+	{ref{2058, 7}, 350, true},    // CreateChatCompletionResponse.created
+	{ref{205, 2}, 351, true},     // CreateChatCompletionResponse.id
+	{ref{1736, 8}, 352, false},   // CreateChatCompletionResponse.metadata
+	{ref{419, 5}, 353, true},     // CreateChatCompletionResponse.model
+	{ref{1754, 10}, 354, false},  // CreateChatCompletionResponse.moderation
+	{ref{2065, 6}, 356, true},    // CreateChatCompletionResponse.object
+	{ref{1920, 12}, 68, false},   // CreateChatCompletionResponse.service_tier
+	{ref{2071, 18}, 357, false},  // CreateChatCompletionResponse.system_fingerprint
+	{ref{2089, 5}, 358, false},   // CreateChatCompletionResponse.usage
+	{ref{2051, 7}, 360, true},    // CreateChatCompletionStreamResponse.choices
+	{ref{2058, 7}, 369, true},    // CreateChatCompletionStreamResponse.created
+	{ref{205, 2}, 370, true},     // CreateChatCompletionStreamResponse.id
+	{ref{419, 5}, 371, true},     // CreateChatCompletionStreamResponse.model
+	{ref{1754, 10}, 372, false},  // CreateChatCompletionStreamResponse.moderation
+	{ref{2128, 11}, 374, false},  // CreateChatCompletionStreamResponse.obfuscation
+	{ref{2065, 6}, 375, true},    // CreateChatCompletionStreamResponse.object
+	{ref{1920, 12}, 68, false},   // CreateChatCompletionStreamResponse.service_tier
+	{ref{2071, 18}, 376, false},  // CreateChatCompletionStreamResponse.system_fingerprint
+	{ref{2089, 5}, 377, false},   // CreateChatCompletionStreamResponse.usage
+	{ref{1736, 8}, 272, false},   // CreateModelResponseProperties.metadata
+	{ref{1810, 16}, 273, false},  // CreateModelResponseProperties.prompt_cache_key
+	{ref{1826, 20}, 276, false},  // CreateModelResponseProperties.prompt_cache_options
+	{ref{1846, 22}, 278, false},  // CreateModelResponseProperties.prompt_cache_retention
+	{ref{1899, 17}, 281, false},  // CreateModelResponseProperties.safety_identifier
+	{ref{1961, 11}, 284, false},  // CreateModelResponseProperties.temperature
+	{ref{1463, 12}, 287, false},  // CreateModelResponseProperties.top_logprobs
+	{ref{1991, 5}, 288, false},   // CreateModelResponseProperties.top_p
+	{ref{767, 4}, 291, false},    // CreateModelResponseProperties.user
+	{ref{199, 6}, 379, true},     // CustomToolChatCompletions.custom
+	{ref{80, 4}, 383, true},      // CustomToolChatCompletions.type
+	{ref{2237, 7}, 384, true},    // CustomToolChatCompletionsCustomFormatGrammar.grammar
+	{ref{80, 4}, 387, true},      // CustomToolChatCompletionsCustomFormatGrammar.type
+	{ref{80, 4}, 388, true},      // CustomToolChatCompletionsCustomFormatText.type
+	{ref{377, 4}, 389, true},     // Error.code
+	{ref{381, 7}, 392, true},     // Error.message
+	{ref{2290, 5}, 393, true},    // Error.param
+	{ref{80, 4}, 396, true},      // Error.type
+	{ref{2308, 5}, 397, true},    // ErrorResponse.error
+	{ref{143, 11}, 399, false},   // FunctionObject.description
+	{ref{116, 4}, 400, true},     // FunctionObject.name
+	{ref{154, 10}, 401, false},   // FunctionObject.parameters
+	{ref{2327, 6}, 402, false},   // FunctionObject.strict
+	{ref{1736, 8}, 272, false},   // ModelResponseProperties.metadata
+	{ref{1810, 16}, 273, false},  // ModelResponseProperties.prompt_cache_key
+	{ref{1846, 22}, 278, false},  // ModelResponseProperties.prompt_cache_retention
+	{ref{1899, 17}, 281, false},  // ModelResponseProperties.safety_identifier
+	{ref{1961, 11}, 284, false},  // ModelResponseProperties.temperature
+	{ref{1463, 12}, 405, false},  // ModelResponseProperties.top_logprobs
+	{ref{1991, 5}, 288, false},   // ModelResponseProperties.top_p
+	{ref{767, 4}, 291, false},    // ModelResponseProperties.user
+	{ref{26, 4}, 408, true},      // ModerationConfigParam.mode
+	{ref{419, 5}, 410, true},     // ModerationParam.model
+	{ref{2480, 6}, 411, false},   // ModerationParam.policy
+	{ref{337, 5}, 413, false},    // ModerationPolicyParam.input
+	{ref{342, 6}, 415, false},    // ModerationPolicyParam.output
+	{ref{2527, 10}, 417, true},   // ModerationResultBody.categories
+	{ref{2537, 28}, 418, true},   // ModerationResultBody.category_applied_input_types
+	{ref{2565, 15}, 419, true},   // ModerationResultBody.category_scores
+	{ref{2580, 7}, 420, true},    // ModerationResultBody.flagged
+	{ref{419, 5}, 421, true},     // ModerationResultBody.model
+	{ref{80, 4}, 422, true},      // ModerationResultBody.type
+	{ref{537, 7}, 423, true},     // PredictionContent.content
+	{ref{80, 4}, 427, true},      // PredictionContent.type
+	{ref{26, 4}, 428, true},      // PromptCacheBreakpointParam.mode
+	{ref{26, 4}, 429, false},     // PromptCacheOptionsParam.mode
+	{ref{2705, 3}, 431, false},   // PromptCacheOptionsParam.ttl
+	{ref{80, 4}, 433, true},      // ResponseFormatJsonObject.type
+	{ref{2824, 11}, 434, true},   // ResponseFormatJsonSchema.json_schema
+	{ref{80, 4}, 441, true},      // ResponseFormatJsonSchema.type
+	{ref{80, 4}, 442, true},      // ResponseFormatText.type
+	{ref{3042, 4}, 449, false},   // WebSearchLocation.city
+	{ref{3046, 7}, 450, false},   // WebSearchLocation.country
+	{ref{3053, 6}, 451, false},   // WebSearchLocation.region
+	{ref{3059, 8}, 452, false},   // WebSearchLocation.timezone
+	{ref{337, 5}, 86, true},      // ChatCompletionMessageCustomToolCall/properties/custom.input
+	{ref{116, 4}, 87, true},      // ChatCompletionMessageCustomToolCall/properties/custom.name
+	{ref{3898, 9}, 91, true},     // ChatCompletionMessageToolCall/properties/function.arguments
+	{ref{116, 4}, 92, true},      // ChatCompletionMessageToolCall/properties/function.name
+	{ref{3898, 9}, 96, false},    // ChatCompletionMessageToolCallChunk/properties/function.arguments
+	{ref{116, 4}, 97, false},     // ChatCompletionMessageToolCallChunk/properties/function.name
+	{ref{116, 4}, 111, true},     // ChatCompletionNamedToolChoice/properties/function.name
+	{ref{116, 4}, 114, true},     // ChatCompletionNamedToolChoiceCustom/properties/custom.name
+	{ref{205, 2}, 118, true},     // ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0.id
+	{ref{3898, 9}, 127, true},    // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.arguments
+	{ref{116, 4}, 128, true},     // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.name
+	{ref{7388, 4}, 150, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.data
+	{ref{7392, 6}, 151, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.format
+	{ref{7857, 9}, 156, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_data
+	{ref{7866, 7}, 157, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_id
+	{ref{7873, 8}, 158, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.filename
+	{ref{8406, 6}, 163, false},   // ChatCompletionRequestMessageContentPartImage/properties/image_url.detail
+	{ref{8412, 3}, 164, true},    // ChatCompletionRequestMessageContentPartImage/properties/image_url.url
+	{ref{80, 4}, 194, true},      // ChatCompletionResponseMessage/properties/annotations/items.type
+	{ref{10315, 12}, 195, true},  // ChatCompletionResponseMessage/properties/annotations/items.url_citation
+	{ref{10483, 9}, 196, true},   // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.end_index
+	{ref{10492, 11}, 197, true},  // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.start_index
+	{ref{10503, 5}, 198, true},   // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.title
+	{ref{8412, 3}, 199, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.url
+	{ref{7388, 4}, 202, true},    // ChatCompletionResponseMessage/properties/audio/anyOf/0.data
+	{ref{11012, 10}, 203, true},  // ChatCompletionResponseMessage/properties/audio/anyOf/0.expires_at
+	{ref{205, 2}, 204, true},     // ChatCompletionResponseMessage/properties/audio/anyOf/0.id
+	{ref{11022, 10}, 205, true},  // ChatCompletionResponseMessage/properties/audio/anyOf/0.transcript
+	{ref{3898, 9}, 211, true},    // ChatCompletionResponseMessage/properties/function_call.arguments
+	{ref{116, 4}, 212, true},     // ChatCompletionResponseMessage/properties/function_call.name
+	{ref{3898, 9}, 227, false},   // ChatCompletionStreamResponseDelta/properties/function_call.arguments
+	{ref{116, 4}, 228, false},    // ChatCompletionStreamResponseDelta/properties/function_call.name
+	{ref{1446, 5}, 244, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{1451, 7}, 248, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{1458, 5}, 249, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.token
+	{ref{14199, 26}, 257, false}, // CompletionUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{14225, 12}, 258, false}, // CompletionUsage/properties/completion_tokens_details.audio_tokens
+	{ref{14237, 16}, 259, false}, // CompletionUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{14253, 26}, 260, false}, // CompletionUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{14279, 11}, 261, false}, // CompletionUsage/properties/completion_tokens_details.text_tokens
+	{ref{14225, 12}, 264, false}, // CompletionUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{14789, 18}, 265, false}, // CompletionUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{14807, 13}, 266, false}, // CompletionUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{14820, 12}, 267, false}, // CompletionUsage/properties/prompt_tokens_details.image_tokens
+	{ref{14279, 11}, 268, false}, // CompletionUsage/properties/prompt_tokens_details.text_tokens
+	{ref{80, 4}, 271, false},     // CreateChatCompletionRequest/properties/thinking.type
+	{ref{7392, 6}, 293, true},    // CreateChatCompletionRequest/allOf/1/properties/audio.format
+	{ref{16611, 5}, 294, true},   // CreateChatCompletionRequest/allOf/1/properties/audio.voice
+	{ref{18825, 19}, 329, false}, // CreateChatCompletionRequest/allOf/1/properties/web_search_options.search_context_size
+	{ref{18844, 13}, 331, false}, // CreateChatCompletionRequest/allOf/1/properties/web_search_options.user_location
+	{ref{19147, 11}, 332, true},  // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.approximate
+	{ref{80, 4}, 334, true},      // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.type
+	{ref{19598, 13}, 337, true},  // CreateChatCompletionResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 338, true},     // CreateChatCompletionResponse/properties/choices/items.index
+	{ref{1689, 8}, 339, true},    // CreateChatCompletionResponse/properties/choices/items.logprobs
+	{ref{381, 7}, 348, true},     // CreateChatCompletionResponse/properties/choices/items.message
+	{ref{537, 7}, 341, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.content
+	{ref{574, 7}, 344, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.refusal
+	{ref{21417, 5}, 362, true},   // CreateChatCompletionStreamResponse/properties/choices/items.delta
+	{ref{19598, 13}, 364, true},  // CreateChatCompletionStreamResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 365, true},     // CreateChatCompletionStreamResponse/properties/choices/items.index
+	{ref{1689, 8}, 366, false},   // CreateChatCompletionStreamResponse/properties/choices/items.logprobs
+	{ref{537, 7}, 367, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.content
+	{ref{574, 7}, 368, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.refusal
+	{ref{143, 11}, 380, false},   // CustomToolChatCompletions/properties/custom.description
+	{ref{7392, 6}, 381, false},   // CustomToolChatCompletions/properties/custom.format
+	{ref{116, 4}, 382, true},     // CustomToolChatCompletions/properties/custom.name
+	{ref{22926, 10}, 385, true},  // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.definition
+	{ref{22936, 6}, 386, true},   // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.syntax
+	{ref{143, 11}, 435, false},   // ResponseFormatJsonSchema/properties/json_schema.description
+	{ref{116, 4}, 436, true},     // ResponseFormatJsonSchema/properties/json_schema.name
+	{ref{25016, 6}, 437, false},  // ResponseFormatJsonSchema/properties/json_schema.schema
+	{ref{2327, 6}, 438, false},   // ResponseFormatJsonSchema/properties/json_schema.strict
+	{ref{205, 2}, 448, true},     // VoiceIdsOrCustomVoice/anyOf/1.id
+}
+
+var kimiCases = [...]tagCase{
+	{ref{574, 7}, 21},    // "refusal"
+	{ref{643, 4}, 22},    // "text"
+	{ref{748, 9}, 13},    // "assistant"
+	{ref{757, 6}, 23},    // "system"
+	{ref{763, 4}, 25},    // "tool"
+	{ref{767, 4}, 27},    // "user"
+	{ref{892, 4}, 19},    // "file"
+	{ref{940, 9}, 20},    // "image_url"
+	{ref{815, 11}, 18},   // "input_audio"
+	{ref{643, 4}, 22},    // "text"
+	{ref{199, 6}, 4},     // "custom"
+	{ref{236, 8}, 5},     // "function"
+	{ref{2308, 5}, 9},    // "error"
+	{ref{4555, 18}, 10},  // "moderation_results"
+	{ref{2308, 5}, 9},    // "error"
+	{ref{4555, 18}, 10},  // "moderation_results"
+	{ref{67, 13}, 1},     // "allowed_tools"
+	{ref{199, 6}, 12},    // "custom"
+	{ref{236, 8}, 11},    // "function"
+	{ref{18190, 11}, 63}, // "json_object"
+	{ref{2824, 11}, 64},  // "json_schema"
+	{ref{643, 4}, 66},    // "text"
+	{ref{199, 6}, 40},    // "custom"
+	{ref{236, 8}, 33},    // "function"
+	{ref{2237, 7}, 41},   // "grammar"
+	{ref{643, 4}, 42},    // "text"
+}
+
+var kimiValues = [...]ref{
+	ref{2436, 5},   // "image"
+	ref{643, 4},    // "text"
+	ref{2455, 5},   // "block"
+	ref{2460, 5},   // "score"
+	ref{2666, 8},   // "explicit"
+	ref{2674, 8},   // "implicit"
+	ref{2726, 3},   // "30m"
+	ref{2744, 4},   // "high"
+	ref{2748, 3},   // "low"
+	ref{2751, 3},   // "max"
+	ref{2754, 6},   // "medium"
+	ref{2760, 7},   // "minimal"
+	ref{2767, 4},   // "none"
+	ref{2771, 5},   // "xhigh"
+	ref{2912, 4},   // "auto"
+	ref{2916, 7},   // "default"
+	ref{2923, 4},   // "fast"
+	ref{2927, 4},   // "flex"
+	ref{2931, 8},   // "priority"
+	ref{2939, 5},   // "scale"
+	ref{2744, 4},   // "high"
+	ref{2748, 3},   // "low"
+	ref{2754, 6},   // "medium"
+	ref{2744, 4},   // "high"
+	ref{2748, 3},   // "low"
+	ref{2754, 6},   // "medium"
+	ref{2912, 4},   // "auto"
+	ref{3109, 8},   // "required"
+	ref{67, 13},    // "allowed_tools"
+	ref{199, 6},    // "custom"
+	ref{236, 8},    // "function"
+	ref{236, 8},    // "function"
+	ref{2308, 5},   // "error"
+	ref{4555, 18},  // "moderation_results"
+	ref{236, 8},    // "function"
+	ref{199, 6},    // "custom"
+	ref{748, 9},    // "assistant"
+	ref{7027, 9},   // "developer"
+	ref{236, 8},    // "function"
+	ref{7566, 3},   // "mp3"
+	ref{7569, 3},   // "wav"
+	ref{815, 11},   // "input_audio"
+	ref{892, 4},    // "file"
+	ref{2912, 4},   // "auto"
+	ref{2744, 4},   // "high"
+	ref{2748, 3},   // "low"
+	ref{940, 9},    // "image_url"
+	ref{574, 7},    // "refusal"
+	ref{643, 4},    // "text"
+	ref{757, 6},    // "system"
+	ref{763, 4},    // "tool"
+	ref{767, 4},    // "user"
+	ref{10315, 12}, // "url_citation"
+	ref{748, 9},    // "assistant"
+	ref{748, 9},    // "assistant"
+	ref{7027, 9},   // "developer"
+	ref{757, 6},    // "system"
+	ref{763, 4},    // "tool"
+	ref{767, 4},    // "user"
+	ref{236, 8},    // "function"
+	ref{2912, 4},   // "auto"
+	ref{2767, 4},   // "none"
+	ref{3109, 8},   // "required"
+	ref{15347, 8},  // "disabled"
+	ref{15355, 7},  // "enabled"
+	ref{15862, 3},  // "24h"
+	ref{15865, 9},  // "in_memory"
+	ref{16686, 3},  // "aac"
+	ref{16689, 4},  // "flac"
+	ref{7566, 3},   // "mp3"
+	ref{16693, 4},  // "opus"
+	ref{16697, 5},  // "pcm16"
+	ref{7569, 3},   // "wav"
+	ref{2912, 4},   // "auto"
+	ref{2767, 4},   // "none"
+	ref{19147, 11}, // "approximate"
+	ref{19689, 14}, // "content_filter"
+	ref{544, 13},   // "function_call"
+	ref{19703, 6},  // "length"
+	ref{1932, 4},   // "stop"
+	ref{585, 10},   // "tool_calls"
+	ref{21134, 15}, // "chat.completion"
+	ref{19689, 14}, // "content_filter"
+	ref{544, 13},   // "function_call"
+	ref{19703, 6},  // "length"
+	ref{1932, 4},   // "stop"
+	ref{585, 10},   // "tool_calls"
+	ref{22398, 21}, // "chat.completion.chunk"
+	ref{199, 6},    // "custom"
+	ref{23108, 4},  // "lark"
+	ref{23112, 5},  // "regex"
+	ref{2237, 7},   // "grammar"
+	ref{643, 4},    // "text"
+	ref{24499, 17}, // "moderation_result"
+	ref{537, 7},    // "content"
+	ref{2666, 8},   // "explicit"
+	ref{18190, 11}, // "json_object"
+	ref{2824, 11},  // "json_schema"
+	ref{643, 4},    // "text"
+	ref{532, 5},    // "audio"
+	ref{643, 4},    // "text"
+}
+
+var kimiInts = [...]int32{
+	22, 22, 253, 254, 444, 445, 72, 447, 0, 79, 117, 119, 121, 124, 122, 123,
+	126, 129, 133, 134, 7, 137, 139, 140, 141, 145, 146, 58, 153, 58, 160, 58,
+	166, 58, 171, 175, 176, 177, 181, 182, 183, 187, 188, 189, 201, 206, 208, 209,
+	216, 217, 7, 220, 224, 225, 232, 233, 237, 239, 245, 247, 45, 251, 274, 275,
+	60, 277, 279, 280, 282, 283, 285, 286, 289, 290, 71, 295, 298, 2, 299, 48,
+	307, 53, 309, 56, 312, 314, 315, 57, 69, 320, 34, 324, 73, 330, 74, 333,
+	340, 347, 342, 343, 345, 346, 29, 349, 8, 355, 35, 359, 31, 363, 8, 373,
+	35, 378, 390, 391, 394, 395, 43, 398, 403, 404, 406, 407, 52, 409, 54, 412,
+	50, 414, 50, 416, 424, 425, 426, 59, 430, 61, 432, 439, 440,
+}
+
+// kimiText is every name, key, tag and value of the table, each once.
+const kimiText = "" +
+	"ChatCompletionAllowedTools" + "mode" + "tools" + "ChatCompletionAllowedToolsChoice" +
+	"allowed_tools" + "type" + "ChatCompletionFunctionCallOption" + "name" + "ChatCompletionFunctions" +
+	"description" + "parameters" + "ChatCompletionMessageCustomToolCall" + "custom" + "id" +
+	"ChatCompletionMessageToolCall" + "function" + "ChatCompletionMessageToolCallChunk" + "index" +
+	"ChatCompletionMessageToolCalls" + "ChatCompletionModeration" + "input" + "output" +
+	"ChatCompletionModerationError" + "code" + "message" + "ChatCompletionModerationResults" + "model" +
+	"results" + "ChatCompletionNamedToolChoice" + "ChatCompletionNamedToolChoiceCustom" +
+	"ChatCompletionRequestAssistantMessage" + "audio" + "content" + "function_call" +
+	"reasoning_content" + "refusal" + "role" + "tool_calls" +
+	"ChatCompletionRequestAssistantMessageContentPart" + "text" +
+	"ChatCompletionRequestDeveloperMessage" + "ChatCompletionRequestFunctionMessage" +
+	"ChatCompletionRequestMessage" + "assistant" + "system" + "tool" + "user" +
+	"ChatCompletionRequestMessageContentPartAudio" + "input_audio" + "prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile" + "file" +
+	"ChatCompletionRequestMessageContentPartImage" + "image_url" +
+	"ChatCompletionRequestMessageContentPartRefusal" + "ChatCompletionRequestMessageContentPartText" +
+	"ChatCompletionRequestSystemMessage" + "ChatCompletionRequestSystemMessageContentPart" +
+	"ChatCompletionRequestToolMessage" + "tool_call_id" + "ChatCompletionRequestToolMessageContentPart" +
+	"ChatCompletionRequestUserMessage" + "ChatCompletionRequestUserMessageContentPart" +
+	"ChatCompletionResponseMessage" + "annotations" + "reasoning" + "ChatCompletionStreamOptions" +
+	"include_obfuscation" + "include_usage" + "ChatCompletionStreamResponseDelta" +
+	"ChatCompletionTokenLogprob" + "bytes" + "logprob" + "token" + "top_logprobs" + "ChatCompletionTool" +
+	"ChatCompletionToolChoiceOption" + "CompletionUsage" + "completion_tokens" +
+	"completion_tokens_details" + "prompt_tokens" + "prompt_tokens_details" + "total_tokens" +
+	"CreateChatCompletionRequest" + "frequency_penalty" + "functions" + "logit_bias" + "logprobs" +
+	"max_completion_tokens" + "max_tokens" + "messages" + "metadata" + "modalities" + "moderation" + "n" +
+	"parallel_tool_calls" + "prediction" + "presence_penalty" + "prompt_cache_key" +
+	"prompt_cache_options" + "prompt_cache_retention" + "reasoning_effort" + "response_format" +
+	"safety_identifier" + "seed" + "service_tier" + "stop" + "store" + "stream" + "stream_options" +
+	"temperature" + "thinking" + "tool_choice" + "top_p" + "verbosity" + "web_search_options" +
+	"CreateChatCompletionResponse" + "choices" + "created" + "object" + "system_fingerprint" + "usage" +
+	"CreateChatCompletionStreamResponse" + "obfuscation" + "CreateModelResponseProperties" +
+	"CustomToolChatCompletions" + "CustomToolChatCompletionsCustomFormatGrammar" + "grammar" +
+	"CustomToolChatCompletionsCustomFormatText" + "Error" + "param" + "ErrorResponse" + "error" +
+	"FunctionObject" + "strict" + "FunctionParameters" + "Metadata" + "ModelIdsShared" +
+	"ModelResponseProperties" + "ModerationConfigParam" + "ModerationInputType" + "image" +
+	"ModerationMode" + "block" + "score" + "ModerationParam" + "policy" + "ModerationPolicyParam" +
+	"ModerationResultBody" + "categories" + "category_applied_input_types" + "category_scores" +
+	"flagged" + "ParallelToolCalls" + "PredictionContent" + "PromptCacheBreakpointParam" +
+	"PromptCacheModeEnum" + "explicit" + "implicit" + "PromptCacheOptionsParam" + "ttl" +
+	"PromptCacheTTLEnum" + "30m" + "ReasoningEffort" + "high" + "low" + "max" + "medium" + "minimal" +
+	"none" + "xhigh" + "ResponseFormatJsonObject" + "ResponseFormatJsonSchema" + "json_schema" +
+	"ResponseFormatJsonSchemaSchema" + "ResponseFormatText" + "ResponseModalities" + "ServiceTier" +
+	"auto" + "default" + "fast" + "flex" + "priority" + "scale" + "StopConfiguration" + "Verbosity" +
+	"VoiceIdsOrCustomVoice" + "VoiceIdsShared" + "WebSearchContextSize" + "WebSearchLocation" + "city" +
+	"country" + "region" + "timezone" + "ChatCompletionAllowedTools/properties/mode" + "required" +
+	"ChatCompletionAllowedTools/properties/tools" + "ChatCompletionAllowedTools/properties/tools/items" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1" +
+	"ChatCompletionAllowedToolsChoice/properties/type" +
+	"ChatCompletionFunctionCallOption/properties/name" +
+	"ChatCompletionFunctions/properties/description" + "ChatCompletionFunctions/properties/name" +
+	"ChatCompletionFunctions/properties/parameters" +
+	"ChatCompletionMessageCustomToolCall/properties/custom" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/input" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/name" +
+	"ChatCompletionMessageCustomToolCall/properties/id" +
+	"ChatCompletionMessageCustomToolCall/properties/type" +
+	"ChatCompletionMessageToolCall/properties/function" + "arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/name" +
+	"ChatCompletionMessageToolCall/properties/id" + "ChatCompletionMessageToolCall/properties/type" +
+	"ChatCompletionMessageToolCallChunk/properties/function" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/name" +
+	"ChatCompletionMessageToolCallChunk/properties/id" +
+	"ChatCompletionMessageToolCallChunk/properties/index" +
+	"ChatCompletionMessageToolCallChunk/properties/type" + "ChatCompletionMessageToolCalls/items" +
+	"ChatCompletionModeration/properties/input" + "moderation_results" +
+	"ChatCompletionModeration/properties/output" + "ChatCompletionModerationError/properties/code" +
+	"ChatCompletionModerationError/properties/message" + "ChatCompletionModerationError/properties/type" +
+	"ChatCompletionModerationResults/properties/model" +
+	"ChatCompletionModerationResults/properties/results" +
+	"ChatCompletionModerationResults/properties/type" +
+	"ChatCompletionNamedToolChoice/properties/function" +
+	"ChatCompletionNamedToolChoice/properties/function/properties/name" +
+	"ChatCompletionNamedToolChoice/properties/type" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name" +
+	"ChatCompletionNamedToolChoiceCustom/properties/type" +
+	"ChatCompletionRequestAssistantMessage/properties/audio" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/reasoning_content" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/role" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestDeveloperMessage/properties/name" +
+	"ChatCompletionRequestDeveloperMessage/properties/role" + "developer" +
+	"ChatCompletionRequestFunctionMessage/properties/content" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestFunctionMessage/properties/name" +
+	"ChatCompletionRequestFunctionMessage/properties/role" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio" + "data" + "format" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format" + "mp3" +
+	"wav" + "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/type" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file" + "file_data" + "file_id" + "filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartFile/properties/type" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url" + "detail" + "url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartImage/properties/type" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/refusal" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/type" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartText/properties/text" +
+	"ChatCompletionRequestMessageContentPartText/properties/type" +
+	"ChatCompletionRequestSystemMessage/properties/content" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestSystemMessage/properties/name" +
+	"ChatCompletionRequestSystemMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/content" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestToolMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/tool_call_id" +
+	"ChatCompletionRequestUserMessage/properties/content" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestUserMessage/properties/name" +
+	"ChatCompletionRequestUserMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/annotations" +
+	"ChatCompletionResponseMessage/properties/annotations/items" + "url_citation" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/type" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation" + "end_index" +
+	"start_index" + "title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url" +
+	"ChatCompletionResponseMessage/properties/audio" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0" + "expires_at" + "transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/content" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/function_call" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/arguments" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/name" +
+	"ChatCompletionResponseMessage/properties/reasoning" +
+	"ChatCompletionResponseMessage/properties/reasoning_content" +
+	"ChatCompletionResponseMessage/properties/refusal" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/tool_calls" +
+	"ChatCompletionResponseMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionStreamOptions/properties/include_obfuscation" +
+	"ChatCompletionStreamOptions/properties/include_usage" +
+	"ChatCompletionStreamResponseDelta/properties/content" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/function_call" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/name" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning_content" +
+	"ChatCompletionStreamResponseDelta/properties/refusal" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/role" +
+	"ChatCompletionStreamResponseDelta/properties/tool_calls" +
+	"ChatCompletionTokenLogprob/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/logprob" + "ChatCompletionTokenLogprob/properties/token" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token" +
+	"ChatCompletionTool/properties/function" + "ChatCompletionTool/properties/function/anyOf/1" +
+	"ChatCompletionTool/properties/type" + "ChatCompletionToolChoiceOption/oneOf/0" +
+	"ChatCompletionToolChoiceOption/oneOf/1" + "CompletionUsage/properties/completion_tokens" +
+	"CompletionUsage/properties/completion_tokens_details" + "accepted_prediction_tokens" +
+	"audio_tokens" + "reasoning_tokens" + "rejected_prediction_tokens" + "text_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/prompt_tokens" + "CompletionUsage/properties/prompt_tokens_details" +
+	"cache_write_tokens" + "cached_tokens" + "image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/total_tokens" + "CreateChatCompletionRequest/properties/thinking" +
+	"CreateChatCompletionRequest/properties/thinking/properties/type" + "disabled" + "enabled" +
+	"CreateModelResponseProperties/properties/metadata" +
+	"CreateModelResponseProperties/properties/prompt_cache_key" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_options" +
+	"CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0" + "24h" + "in_memory" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1" +
+	"CreateModelResponseProperties/properties/safety_identifier" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/0" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/1" +
+	"CreateModelResponseProperties/properties/temperature" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/0" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/1" +
+	"CreateModelResponseProperties/properties/top_logprobs" +
+	"CreateModelResponseProperties/properties/top_p" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/0" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/1" +
+	"CreateModelResponseProperties/properties/user" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio" + "voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/format" + "aac" + "flac" + "opus" +
+	"pcm16" + "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/frequency_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2" +
+	"CreateChatCompletionRequest/allOf/1/properties/functions" +
+	"CreateChatCompletionRequest/allOf/1/properties/logit_bias" +
+	"CreateChatCompletionRequest/allOf/1/properties/logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/messages" +
+	"CreateChatCompletionRequest/allOf/1/properties/model" +
+	"CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/n" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/presence_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/response_format" + "json_object" +
+	"CreateChatCompletionRequest/allOf/1/properties/seed" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/store" +
+	"CreateChatCompletionRequest/allOf/1/properties/stream" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools/items" +
+	"CreateChatCompletionRequest/allOf/1/properties/top_logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options" + "search_context_size" +
+	"user_location" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location" +
+	"approximate" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type" +
+	"CreateChatCompletionResponse/properties/choices" +
+	"CreateChatCompletionResponse/properties/choices/items" + "finish_reason" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/finish_reason" + "content_filter" +
+	"length" + "CreateChatCompletionResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1" +
+	"CreateChatCompletionResponse/properties/created" + "CreateChatCompletionResponse/properties/id" +
+	"CreateChatCompletionResponse/properties/metadata" + "CreateChatCompletionResponse/properties/model" +
+	"CreateChatCompletionResponse/properties/moderation" +
+	"CreateChatCompletionResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionResponse/properties/object" + "chat.completion" +
+	"CreateChatCompletionResponse/properties/system_fingerprint" +
+	"CreateChatCompletionResponse/properties/usage" +
+	"CreateChatCompletionResponse/properties/usage/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices" +
+	"CreateChatCompletionStreamResponse/properties/choices/items" + "delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal" +
+	"CreateChatCompletionStreamResponse/properties/created" +
+	"CreateChatCompletionStreamResponse/properties/id" +
+	"CreateChatCompletionStreamResponse/properties/model" +
+	"CreateChatCompletionStreamResponse/properties/moderation" +
+	"CreateChatCompletionStreamResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/obfuscation" +
+	"CreateChatCompletionStreamResponse/properties/object" + "chat.completion.chunk" +
+	"CreateChatCompletionStreamResponse/properties/system_fingerprint" +
+	"CreateChatCompletionStreamResponse/properties/usage" +
+	"CreateChatCompletionStreamResponse/properties/usage/anyOf/1" +
+	"CustomToolChatCompletions/properties/custom" +
+	"CustomToolChatCompletions/properties/custom/properties/description" +
+	"CustomToolChatCompletions/properties/custom/properties/format" +
+	"CustomToolChatCompletions/properties/custom/properties/name" +
+	"CustomToolChatCompletions/properties/type" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar" + "definition" + "syntax" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax" + "lark" +
+	"regex" + "CustomToolChatCompletionsCustomFormatGrammar/properties/type" +
+	"CustomToolChatCompletionsCustomFormatText/properties/type" + "Error/properties/code" +
+	"Error/properties/code/anyOf/0" + "Error/properties/code/anyOf/1" + "Error/properties/message" +
+	"Error/properties/param" + "Error/properties/param/anyOf/0" + "Error/properties/param/anyOf/1" +
+	"Error/properties/type" + "ErrorResponse/properties/error" +
+	"ErrorResponse/properties/error/anyOf/1" + "FunctionObject/properties/description" +
+	"FunctionObject/properties/name" + "FunctionObject/properties/parameters" +
+	"FunctionObject/properties/strict" + "FunctionObject/properties/strict/anyOf/0" +
+	"FunctionObject/properties/strict/anyOf/1" + "ModelResponseProperties/properties/top_logprobs" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/0" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/1" + "ModerationConfigParam/properties/mode" +
+	"ModerationConfigParam/properties/mode/anyOf/1" + "ModerationParam/properties/model" +
+	"ModerationParam/properties/policy" + "ModerationParam/properties/policy/anyOf/1" +
+	"ModerationPolicyParam/properties/input" + "ModerationPolicyParam/properties/input/anyOf/1" +
+	"ModerationPolicyParam/properties/output" + "ModerationPolicyParam/properties/output/anyOf/1" +
+	"ModerationResultBody/properties/categories" +
+	"ModerationResultBody/properties/category_applied_input_types" +
+	"ModerationResultBody/properties/category_scores" + "ModerationResultBody/properties/flagged" +
+	"ModerationResultBody/properties/model" + "ModerationResultBody/properties/type" +
+	"moderation_result" + "PredictionContent/properties/content" +
+	"PredictionContent/properties/content/oneOf/0" + "PredictionContent/properties/content/oneOf/1" +
+	"PredictionContent/properties/content/oneOf/2" + "PredictionContent/properties/type" +
+	"PromptCacheBreakpointParam/properties/mode" + "PromptCacheOptionsParam/properties/mode" +
+	"PromptCacheOptionsParam/properties/mode/anyOf/1" + "PromptCacheOptionsParam/properties/ttl" +
+	"PromptCacheOptionsParam/properties/ttl/anyOf/1" + "ResponseFormatJsonObject/properties/type" +
+	"ResponseFormatJsonSchema/properties/json_schema" + "schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/description" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/name" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1" +
+	"ResponseFormatJsonSchema/properties/type" + "ResponseFormatText/properties/type" +
+	"ResponseModalities/items" + "StopConfiguration/oneOf/0" + "StopConfiguration/oneOf/1" +
+	"StopConfiguration/oneOf/1/items" + "VoiceIdsOrCustomVoice/anyOf/1" +
+	"VoiceIdsOrCustomVoice/anyOf/1/properties/id" + "WebSearchLocation/properties/city" +
+	"WebSearchLocation/properties/country" + "WebSearchLocation/properties/region" +
+	"WebSearchLocation/properties/timezone"

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // LoadDialect reads a shape table from its JSON form (the openapi
@@ -43,21 +44,47 @@ func LoadDialect(data []byte) (*Dialect, error) {
 	if len(t.Payloads) != int(numPayloads) {
 		return bad("%d payloads, want %d", len(t.Payloads), numPayloads)
 	}
-	d := &Dialect{name: t.Name, spec: t.Spec, schemas: make([]schema, n)}
+	// The text and the lists laid out as the generator writes them
+	// (openapi/internal/tables: render), so that the table of a spec read
+	// here is the compiled one, field for field: each schema's strings and
+	// lists in its order, each string once where it first comes, the
+	// components' names last; a field a schema lacks is the zero ref.
+	d := &Dialect{name: t.Name, spec: t.Spec}
+	d.schemas = make([]schema, n)
+	d.props, d.cases, d.ints, d.values = []prop{}, []tagCase{}, []int32{}, []ref{}
+	var text strings.Builder
+	at := map[string]ref{}
+	str := func(s string) ref {
+		r, ok := at[s]
+		if !ok {
+			r = ref{int32(text.Len()), int32(len(s))}
+			at[s] = r
+			text.WriteString(s)
+		}
+		return r
+	}
+	ints := func(l []int32) ref {
+		r := ref{int32(len(d.ints)), int32(len(l))}
+		d.ints = append(d.ints, l...)
+		return r
+	}
 	for p, i := range t.Payloads {
 		if i != -1 && !index(i) {
 			return bad("payload %d: schema %d of %d", p, i, n)
 		}
 		d.payloads[p] = i
 	}
+	var names []string
 	for _, c := range t.RawComponents {
+		var name string
 		var comp component
-		if json.Unmarshal(c[0], &comp.name) != nil || json.Unmarshal(c[1], &comp.schema) != nil || !index(comp.schema) {
+		if json.Unmarshal(c[0], &name) != nil || json.Unmarshal(c[1], &comp.schema) != nil || !index(comp.schema) {
 			return bad("component %s", c[0])
 		}
-		if k := len(d.components); k > 0 && d.components[k-1].name >= comp.name {
-			return bad("components not sorted by name at %q", comp.name)
+		if k := len(names); k > 0 && names[k-1] >= name {
+			return bad("components not sorted by name at %q", name)
 		}
+		names = append(names, name)
 		d.components = append(d.components, comp)
 	}
 	for i, s := range t.Schemas {
@@ -65,7 +92,7 @@ func LoadDialect(data []byte) (*Dialect, error) {
 		if !ok {
 			return bad("schema %d: kind %q", i, s.Kind)
 		}
-		sc := schema{name: s.Name, kind: k, open: s.Open, nonull: s.Nonull, items: s.Items, values: s.Values, alts: s.Alts, tag: s.Tag, dflt: s.Dflt, untagged: s.Untagged}
+		sc := schema{name: str(s.Name), kind: k, open: s.Open, nonull: s.Nonull, items: s.Items, dflt: s.Dflt}
 		if len(s.Mask) == 0 {
 			return bad("schema %d: no mask", i)
 		}
@@ -76,28 +103,51 @@ func LoadDialect(data []byte) (*Dialect, error) {
 			}
 			sc.mask |= bit
 		}
+		if len(s.Props) > 0 {
+			sc.props.off = int32(len(d.props))
+		}
+		last := ""
 		for _, p := range s.Props {
+			var key string
 			var pr prop
-			if json.Unmarshal(p[0], &pr.key) != nil || json.Unmarshal(p[1], &pr.schema) != nil || json.Unmarshal(p[2], &pr.required) != nil || !index(pr.schema) {
+			if json.Unmarshal(p[0], &key) != nil || json.Unmarshal(p[1], &pr.schema) != nil || json.Unmarshal(p[2], &pr.required) != nil || !index(pr.schema) {
 				return bad("schema %d: property %s", i, p[0])
 			}
 			if pr.required {
 				sc.nreq++
 			}
-			if k := len(sc.props); k > 0 && sc.props[k-1].key >= pr.key {
-				return bad("schema %d: properties not sorted by key at %q", i, pr.key)
+			if sc.props.n > 0 && last >= key {
+				return bad("schema %d: properties not sorted by key at %q", i, key)
 			}
-			sc.props = append(sc.props, pr)
+			last, pr.key = key, str(key)
+			d.props = append(d.props, pr)
+			sc.props.n++
+		}
+		if s.Values != nil {
+			sc.enum, sc.values = true, ref{int32(len(d.values)), int32(len(s.Values))}
+			for _, v := range s.Values {
+				d.values = append(d.values, str(v))
+			}
+		}
+		if len(s.Alts) > 0 {
+			sc.alts = ints(s.Alts)
 		}
 		if s.Tag != "" {
-			sc.cases = []tagCase{}
-		}
-		for _, c := range s.Cases {
-			var tc tagCase
-			if json.Unmarshal(c[0], &tc.value) != nil || json.Unmarshal(c[1], &tc.schema) != nil || !index(tc.schema) {
-				return bad("schema %d: case %s", i, c[0])
+			sc.cases.off = int32(len(d.cases))
+			for _, c := range s.Cases {
+				var value string
+				var tc tagCase
+				if json.Unmarshal(c[0], &value) != nil || json.Unmarshal(c[1], &tc.schema) != nil || !index(tc.schema) {
+					return bad("schema %d: case %s", i, c[0])
+				}
+				tc.value = str(value)
+				d.cases = append(d.cases, tc)
+				sc.cases.n++
 			}
-			sc.cases = append(sc.cases, tc)
+			sc.tag = str(s.Tag)
+			if len(s.Untagged) > 0 {
+				sc.untagged = ints(s.Untagged)
+			}
 		}
 		for _, a := range append(append(append([]int32(nil), s.Alts...), s.Untagged...), s.Items) {
 			if !index(a) {
@@ -109,6 +159,10 @@ func LoadDialect(data []byte) (*Dialect, error) {
 		}
 		d.schemas[i] = sc
 	}
+	for i, name := range names {
+		d.components[i].name = str(name)
+	}
+	d.text = text.String()
 	return d, nil
 }
 

@@ -4,9 +4,16 @@ package codec
 
 // Mistral is the shape table of the mistral spec (openai.openapi.yaml).
 var Mistral = &Dialect{
-	name:       "mistral",
-	spec:       "openai.openapi.yaml",
-	schemas:    mistralSchemas[:],
+	name: "mistral",
+	spec: "openai.openapi.yaml",
+	tables: tables{
+		schemas: mistralSchemas[:],
+		props:   mistralProps[:],
+		cases:   mistralCases[:],
+		ints:    mistralInts[:],
+		values:  mistralValues[:],
+		text:    mistralText,
+	},
 	components: mistralComponents[:],
 	payloads: [numPayloads]int32{
 		ResponsesRequest:               -1,
@@ -33,474 +40,1162 @@ func _() {
 }
 
 var mistralComponents = [...]component{
-	{"ChatCompletionAllowedTools", 0},
-	{"ChatCompletionAllowedToolsChoice", 1},
-	{"ChatCompletionFunctionCallOption", 2},
-	{"ChatCompletionFunctions", 3},
-	{"ChatCompletionMessageCustomToolCall", 4},
-	{"ChatCompletionMessageToolCall", 5},
-	{"ChatCompletionMessageToolCallChunk", 6},
-	{"ChatCompletionMessageToolCalls", 7},
-	{"ChatCompletionModeration", 8},
-	{"ChatCompletionModerationError", 9},
-	{"ChatCompletionModerationResults", 10},
-	{"ChatCompletionNamedToolChoice", 11},
-	{"ChatCompletionNamedToolChoiceCustom", 12},
-	{"ChatCompletionRequestAssistantMessage", 13},
-	{"ChatCompletionRequestAssistantMessageContentPart", 14},
-	{"ChatCompletionRequestDeveloperMessage", 15},
-	{"ChatCompletionRequestFunctionMessage", 16},
-	{"ChatCompletionRequestMessage", 17},
-	{"ChatCompletionRequestMessageContentPartAudio", 18},
-	{"ChatCompletionRequestMessageContentPartFile", 19},
-	{"ChatCompletionRequestMessageContentPartImage", 20},
-	{"ChatCompletionRequestMessageContentPartRefusal", 21},
-	{"ChatCompletionRequestMessageContentPartText", 22},
-	{"ChatCompletionRequestSystemMessage", 23},
-	{"ChatCompletionRequestSystemMessageContentPart", 24},
-	{"ChatCompletionRequestToolMessage", 25},
-	{"ChatCompletionRequestToolMessageContentPart", 26},
-	{"ChatCompletionRequestUserMessage", 27},
-	{"ChatCompletionRequestUserMessageContentPart", 28},
-	{"ChatCompletionResponseMessage", 29},
-	{"ChatCompletionStreamOptions", 30},
-	{"ChatCompletionStreamResponseDelta", 31},
-	{"ChatCompletionTokenLogprob", 32},
-	{"ChatCompletionTool", 33},
-	{"ChatCompletionToolChoiceOption", 34},
-	{"CompletionUsage", 35},
-	{"CreateChatCompletionRequest", 36},
-	{"CreateChatCompletionResponse", 37},
-	{"CreateChatCompletionStreamResponse", 38},
-	{"CreateModelResponseProperties", 39},
-	{"CustomToolChatCompletions", 40},
-	{"CustomToolChatCompletionsCustomFormatGrammar", 41},
-	{"CustomToolChatCompletionsCustomFormatText", 42},
-	{"Error", 43},
-	{"ErrorResponse", 44},
-	{"FunctionObject", 45},
-	{"FunctionParameters", 46},
-	{"Metadata", 47},
-	{"ModelIdsShared", 48},
-	{"ModelResponseProperties", 49},
-	{"ModerationConfigParam", 50},
-	{"ModerationInputType", 51},
-	{"ModerationMode", 52},
-	{"ModerationParam", 53},
-	{"ModerationPolicyParam", 54},
-	{"ModerationResultBody", 55},
-	{"ParallelToolCalls", 56},
-	{"PredictionContent", 57},
-	{"PromptCacheBreakpointParam", 58},
-	{"PromptCacheModeEnum", 59},
-	{"PromptCacheOptionsParam", 60},
-	{"PromptCacheTTLEnum", 61},
-	{"ReasoningEffort", 62},
-	{"ResponseFormatJsonObject", 63},
-	{"ResponseFormatJsonSchema", 64},
-	{"ResponseFormatJsonSchemaSchema", 65},
-	{"ResponseFormatText", 66},
-	{"ResponseModalities", 67},
-	{"ServiceTier", 68},
-	{"StopConfiguration", 69},
-	{"Verbosity", 70},
-	{"VoiceIdsOrCustomVoice", 71},
-	{"VoiceIdsShared", 72},
-	{"WebSearchContextSize", 73},
-	{"WebSearchLocation", 74},
+	{ref{0, 26}, 0},     // ChatCompletionAllowedTools
+	{ref{35, 32}, 1},    // ChatCompletionAllowedToolsChoice
+	{ref{84, 32}, 2},    // ChatCompletionFunctionCallOption
+	{ref{120, 23}, 3},   // ChatCompletionFunctions
+	{ref{164, 35}, 4},   // ChatCompletionMessageCustomToolCall
+	{ref{207, 29}, 5},   // ChatCompletionMessageToolCall
+	{ref{244, 34}, 6},   // ChatCompletionMessageToolCallChunk
+	{ref{283, 30}, 7},   // ChatCompletionMessageToolCalls
+	{ref{313, 24}, 8},   // ChatCompletionModeration
+	{ref{348, 29}, 9},   // ChatCompletionModerationError
+	{ref{388, 31}, 10},  // ChatCompletionModerationResults
+	{ref{431, 29}, 11},  // ChatCompletionNamedToolChoice
+	{ref{460, 35}, 12},  // ChatCompletionNamedToolChoiceCustom
+	{ref{495, 37}, 13},  // ChatCompletionRequestAssistantMessage
+	{ref{553, 48}, 14},  // ChatCompletionRequestAssistantMessageContentPart
+	{ref{612, 37}, 15},  // ChatCompletionRequestDeveloperMessage
+	{ref{649, 36}, 16},  // ChatCompletionRequestFunctionMessage
+	{ref{685, 28}, 17},  // ChatCompletionRequestMessage
+	{ref{736, 44}, 18},  // ChatCompletionRequestMessageContentPartAudio
+	{ref{791, 43}, 19},  // ChatCompletionRequestMessageContentPartFile
+	{ref{838, 44}, 20},  // ChatCompletionRequestMessageContentPartImage
+	{ref{891, 46}, 21},  // ChatCompletionRequestMessageContentPartRefusal
+	{ref{937, 43}, 22},  // ChatCompletionRequestMessageContentPartText
+	{ref{980, 34}, 23},  // ChatCompletionRequestSystemMessage
+	{ref{1014, 45}, 24}, // ChatCompletionRequestSystemMessageContentPart
+	{ref{1059, 32}, 25}, // ChatCompletionRequestToolMessage
+	{ref{1103, 43}, 26}, // ChatCompletionRequestToolMessageContentPart
+	{ref{1146, 32}, 27}, // ChatCompletionRequestUserMessage
+	{ref{1178, 43}, 28}, // ChatCompletionRequestUserMessageContentPart
+	{ref{1221, 29}, 29}, // ChatCompletionResponseMessage
+	{ref{1305, 27}, 30}, // ChatCompletionStreamOptions
+	{ref{1364, 33}, 31}, // ChatCompletionStreamResponseDelta
+	{ref{1397, 26}, 32}, // ChatCompletionTokenLogprob
+	{ref{1452, 18}, 33}, // ChatCompletionTool
+	{ref{1470, 30}, 34}, // ChatCompletionToolChoiceOption
+	{ref{1500, 15}, 35}, // CompletionUsage
+	{ref{1603, 27}, 36}, // CreateChatCompletionRequest
+	{ref{1809, 28}, 37}, // CreateChatCompletionResponse
+	{ref{1910, 34}, 38}, // CreateChatCompletionStreamResponse
+	{ref{1955, 29}, 39}, // CreateModelResponseProperties
+	{ref{1984, 25}, 40}, // CustomToolChatCompletions
+	{ref{2009, 44}, 41}, // CustomToolChatCompletionsCustomFormatGrammar
+	{ref{2060, 41}, 42}, // CustomToolChatCompletionsCustomFormatText
+	{ref{2101, 5}, 43},  // Error
+	{ref{2111, 13}, 44}, // ErrorResponse
+	{ref{2129, 14}, 45}, // FunctionObject
+	{ref{2149, 18}, 46}, // FunctionParameters
+	{ref{2167, 8}, 47},  // Metadata
+	{ref{2175, 14}, 48}, // ModelIdsShared
+	{ref{2189, 23}, 49}, // ModelResponseProperties
+	{ref{2212, 21}, 50}, // ModerationConfigParam
+	{ref{2233, 19}, 51}, // ModerationInputType
+	{ref{2257, 14}, 52}, // ModerationMode
+	{ref{2281, 15}, 53}, // ModerationParam
+	{ref{2302, 21}, 54}, // ModerationPolicyParam
+	{ref{2323, 20}, 55}, // ModerationResultBody
+	{ref{2403, 17}, 56}, // ParallelToolCalls
+	{ref{2420, 17}, 57}, // PredictionContent
+	{ref{2437, 26}, 58}, // PromptCacheBreakpointParam
+	{ref{2463, 19}, 59}, // PromptCacheModeEnum
+	{ref{2498, 23}, 60}, // PromptCacheOptionsParam
+	{ref{2524, 18}, 61}, // PromptCacheTTLEnum
+	{ref{2545, 15}, 62}, // ReasoningEffort
+	{ref{2592, 24}, 63}, // ResponseFormatJsonObject
+	{ref{2616, 24}, 64}, // ResponseFormatJsonSchema
+	{ref{2651, 30}, 65}, // ResponseFormatJsonSchemaSchema
+	{ref{2681, 18}, 66}, // ResponseFormatText
+	{ref{2699, 18}, 67}, // ResponseModalities
+	{ref{2717, 11}, 68}, // ServiceTier
+	{ref{2760, 17}, 69}, // StopConfiguration
+	{ref{2777, 9}, 70},  // Verbosity
+	{ref{2786, 21}, 71}, // VoiceIdsOrCustomVoice
+	{ref{2807, 14}, 72}, // VoiceIdsShared
+	{ref{2821, 20}, 73}, // WebSearchContextSize
+	{ref{2841, 17}, 74}, // WebSearchLocation
 }
 
 var mistralSchemas = [...]schema{
-	0:   {name: "ChatCompletionAllowedTools", kind: kindObject, mask: mObject, props: []prop{{"mode", 75, true}, {"tools", 76, true}}, nreq: 2},
-	1:   {name: "ChatCompletionAllowedToolsChoice", kind: kindObject, mask: mObject, props: []prop{{"allowed_tools", 78, true}, {"type", 80, true}}, nreq: 2},
-	2:   {name: "ChatCompletionFunctionCallOption", kind: kindObject, mask: mObject, props: []prop{{"name", 81, true}}, nreq: 1},
-	3:   {name: "ChatCompletionFunctions", kind: kindObject, mask: mObject, props: []prop{{"description", 82, false}, {"name", 83, true}, {"parameters", 84, false}}, nreq: 1},
-	4:   {name: "ChatCompletionMessageCustomToolCall", kind: kindObject, mask: mObject, props: []prop{{"custom", 85, true}, {"id", 88, true}, {"type", 89, true}}, nreq: 3},
-	5:   {name: "ChatCompletionMessageToolCall", kind: kindObject, mask: mObject, props: []prop{{"function", 90, true}, {"id", 93, true}, {"type", 94, true}}, nreq: 3},
-	6:   {name: "ChatCompletionMessageToolCallChunk", kind: kindObject, mask: mObject, props: []prop{{"function", 95, false}, {"id", 98, false}, {"index", 99, true}, {"type", 100, false}}, nreq: 1},
-	7:   {name: "ChatCompletionMessageToolCalls", kind: kindArray, mask: mArray, items: 101},
-	8:   {name: "ChatCompletionModeration", kind: kindObject, mask: mObject, props: []prop{{"input", 102, true}, {"output", 103, true}}, nreq: 2},
-	9:   {name: "ChatCompletionModerationError", kind: kindObject, mask: mObject, props: []prop{{"code", 104, true}, {"message", 105, true}, {"type", 106, true}}, nreq: 3},
-	10:  {name: "ChatCompletionModerationResults", kind: kindObject, mask: mObject, props: []prop{{"model", 107, true}, {"results", 108, true}, {"type", 109, true}}, nreq: 3},
-	11:  {name: "ChatCompletionNamedToolChoice", kind: kindObject, mask: mObject, props: []prop{{"function", 110, true}, {"type", 112, true}}, nreq: 2},
-	12:  {name: "ChatCompletionNamedToolChoiceCustom", kind: kindObject, mask: mObject, props: []prop{{"custom", 113, true}, {"type", 115, true}}, nreq: 2},
-	13:  {name: "ChatCompletionRequestAssistantMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 116, false}, {"role", 121, true}, {"tool_calls", 122, false}}, nreq: 1},
-	14:  {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 21}, {"text", 22}}},
-	15:  {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 124, true}, {"name", 128, false}, {"role", 129, true}}, nreq: 2},
-	16:  {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 130, true}, {"name", 133, true}, {"role", 134, true}}, nreq: 3},
-	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"system", 23}, {"tool", 25}, {"user", 27}}},
-	18:  {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 135, true}, {"type", 138, true}}, nreq: 2},
-	19:  {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 139, true}, {"type", 143, true}}, nreq: 2},
-	20:  {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 144, true}, {"type", 147, true}}, nreq: 2},
-	21:  {name: "ChatCompletionRequestMessageContentPartRefusal", kind: kindObject, mask: mObject, props: []prop{{"refusal", 148, true}, {"type", 149, true}}, nreq: 2},
-	22:  {name: "ChatCompletionRequestMessageContentPartText", kind: kindObject, mask: mObject, props: []prop{{"text", 150, true}, {"type", 151, true}}, nreq: 2},
-	23:  {name: "ChatCompletionRequestSystemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 152, true}, {"role", 156, true}}, nreq: 2},
-	24:  {name: "ChatCompletionRequestSystemMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	25:  {name: "ChatCompletionRequestToolMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 157, true}, {"role", 161, true}, {"tool_call_id", 162, true}}, nreq: 3},
-	26:  {name: "ChatCompletionRequestToolMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	27:  {name: "ChatCompletionRequestUserMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 163, true}, {"role", 167, true}}, nreq: 2},
-	28:  {name: "ChatCompletionRequestUserMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"file", 19}, {"image_url", 20}, {"input_audio", 18}, {"text", 22}}},
-	29:  {name: "ChatCompletionResponseMessage", kind: kindObject, mask: mObject, props: []prop{{"annotations", 168, false}, {"audio", 176, false}, {"content", 183, true}, {"function_call", 186, false}, {"reasoning", 189, false}, {"reasoning_content", 190, false}, {"refusal", 191, true}, {"role", 194, true}, {"tool_calls", 195, false}}, nreq: 3},
-	30:  {name: "ChatCompletionStreamOptions", kind: kindObject, mask: mNull | mObject, props: []prop{{"include_obfuscation", 197, false}, {"include_usage", 198, false}}},
-	31:  {name: "ChatCompletionStreamResponseDelta", kind: kindObject, mask: mObject, props: []prop{{"content", 199, false}, {"function_call", 202, false}, {"reasoning", 205, false}, {"reasoning_content", 206, false}, {"refusal", 207, false}, {"role", 210, false}, {"tool_calls", 211, false}}},
-	32:  {name: "ChatCompletionTokenLogprob", kind: kindObject, mask: mObject, props: []prop{{"bytes", 212, true}, {"logprob", 216, true}, {"token", 217, true}, {"top_logprobs", 218, true}}, nreq: 4},
-	33:  {name: "ChatCompletionTool", kind: kindObject, mask: mObject, props: []prop{{"function", 226, true}, {"type", 228, true}}, nreq: 2},
-	34:  {name: "ChatCompletionToolChoiceOption", kind: kindAlts, mask: mObject | mString, alts: []int32{229, 230}},
-	35:  {name: "CompletionUsage", kind: kindObject, mask: mObject, props: []prop{{"completion_tokens", 231, true}, {"completion_tokens_details", 232, false}, {"prompt_tokens", 238, true}, {"prompt_tokens_details", 239, false}, {"total_tokens", 245, true}}, nreq: 3},
-	36:  {name: "CreateChatCompletionRequest", kind: kindObject, mask: mObject, props: []prop{{"frequency_penalty", 255, false}, {"logprobs", 256, false}, {"max_tokens", 257, false}, {"messages", 258, true}, {"model", 259, true}, {"n", 261, false}, {"parallel_tool_calls", 262, false}, {"prediction", 264, false}, {"presence_penalty", 267, false}, {"random_seed", 246, false}, {"reasoning_effort", 62, false}, {"response_format", 268, false}, {"safe_prompt", 247, false}, {"stop", 269, false}, {"stream", 271, false}, {"temperature", 248, false}, {"tool_choice", 272, false}, {"tools", 274, false}, {"top_logprobs", 276, false}, {"top_p", 251, false}}, nreq: 2},
-	37:  {name: "CreateChatCompletionResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 277, true}, {"created", 292, true}, {"id", 293, true}, {"metadata", 294, false}, {"model", 295, true}, {"moderation", 296, false}, {"object", 298, true}, {"service_tier", 68, false}, {"system_fingerprint", 299, false}, {"usage", 300, false}}, nreq: 5},
-	38:  {name: "CreateChatCompletionStreamResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 302, true}, {"created", 311, true}, {"id", 312, true}, {"model", 313, true}, {"moderation", 314, false}, {"obfuscation", 316, false}, {"object", 317, true}, {"service_tier", 68, false}, {"system_fingerprint", 318, false}, {"usage", 319, false}}, nreq: 5},
-	39:  {name: "CreateModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"temperature", 248, false}, {"top_logprobs", 254, false}, {"top_p", 251, false}}},
-	40:  {name: "CustomToolChatCompletions", kind: kindObject, mask: mObject, props: []prop{{"custom", 321, true}, {"type", 325, true}}, nreq: 2},
-	41:  {name: "CustomToolChatCompletionsCustomFormatGrammar", kind: kindObject, mask: mObject, props: []prop{{"grammar", 326, true}, {"type", 329, true}}, nreq: 2},
-	42:  {name: "CustomToolChatCompletionsCustomFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 330, true}}, nreq: 1},
-	43:  {name: "Error", kind: kindObject, mask: mObject, props: []prop{{"code", 331, true}, {"message", 334, true}, {"param", 335, true}, {"type", 338, true}}, nreq: 4},
-	44:  {name: "ErrorResponse", kind: kindObject, mask: mObject, props: []prop{{"error", 339, true}}, nreq: 1},
-	45:  {name: "FunctionObject", kind: kindObject, mask: mObject, props: []prop{{"description", 341, false}, {"name", 342, true}, {"parameters", 343, false}, {"strict", 344, false}}, nreq: 1},
-	46:  {name: "FunctionParameters", kind: kindAny, mask: mAll},
-	47:  {name: "Metadata", kind: kindAny, mask: mAll},
-	48:  {name: "ModelIdsShared", kind: kindScalar, mask: mString},
-	49:  {name: "ModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"temperature", 248, false}, {"top_p", 251, false}}},
-	50:  {name: "ModerationConfigParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 347, true}}, nreq: 1},
-	51:  {name: "ModerationInputType", kind: kindScalar, mask: mString, values: []string{"image", "text"}},
-	52:  {name: "ModerationMode", kind: kindScalar, mask: mString, values: []string{"block", "score"}},
-	53:  {name: "ModerationParam", kind: kindObject, mask: mObject, props: []prop{{"model", 349, true}, {"policy", 350, false}}, nreq: 1},
-	54:  {name: "ModerationPolicyParam", kind: kindObject, mask: mObject, props: []prop{{"input", 352, false}, {"output", 354, false}}},
-	55:  {name: "ModerationResultBody", kind: kindObject, mask: mObject, props: []prop{{"categories", 356, true}, {"category_applied_input_types", 357, true}, {"category_scores", 358, true}, {"flagged", 359, true}, {"model", 360, true}, {"type", 361, true}}, nreq: 6},
-	56:  {name: "ParallelToolCalls", kind: kindScalar, mask: mBool},
-	57:  {name: "PredictionContent", kind: kindObject, mask: mObject, props: []prop{{"content", 362, true}, {"type", 366, true}}, nreq: 2},
-	58:  {name: "PromptCacheBreakpointParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 367, true}}, nreq: 1},
-	59:  {name: "PromptCacheModeEnum", kind: kindScalar, mask: mString, values: []string{"explicit", "implicit"}},
-	60:  {name: "PromptCacheOptionsParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 368, false}, {"ttl", 370, false}}},
-	61:  {name: "PromptCacheTTLEnum", kind: kindScalar, mask: mString, values: []string{"30m"}},
-	62:  {name: "ReasoningEffort", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "max", "medium", "minimal", "none", "xhigh"}},
-	63:  {name: "ResponseFormatJsonObject", kind: kindObject, mask: mObject, props: []prop{{"type", 372, true}}, nreq: 1},
-	64:  {name: "ResponseFormatJsonSchema", kind: kindObject, mask: mObject, props: []prop{{"json_schema", 373, true}, {"type", 380, true}}, nreq: 2},
-	65:  {name: "ResponseFormatJsonSchemaSchema", kind: kindAny, mask: mAll},
-	66:  {name: "ResponseFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 381, true}}, nreq: 1},
-	67:  {name: "ResponseModalities", kind: kindArray, mask: mArray | mNull, items: 382},
-	68:  {name: "ServiceTier", kind: kindScalar, mask: mNull | mString, values: []string{"auto", "default", "fast", "flex", "priority", "scale"}},
-	69:  {name: "StopConfiguration", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{383, 384}},
-	70:  {name: "Verbosity", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "medium"}},
-	71:  {name: "VoiceIdsOrCustomVoice", kind: kindAlts, mask: mObject | mString, alts: []int32{72, 386}},
-	72:  {name: "VoiceIdsShared", kind: kindScalar, mask: mString},
-	73:  {name: "WebSearchContextSize", kind: kindScalar, mask: mString, values: []string{"high", "low", "medium"}},
-	74:  {name: "WebSearchLocation", kind: kindObject, mask: mObject, props: []prop{{"city", 388, false}, {"country", 389, false}, {"region", 390, false}, {"timezone", 391, false}}},
-	75:  {name: "ChatCompletionAllowedTools/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "required"}},
-	76:  {name: "ChatCompletionAllowedTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
-	77:  {name: "ChatCompletionAllowedTools/properties/tools/items", kind: kindAny, mask: mAll},
-	78:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{0, 79}},
-	79:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1", kind: kindScalar, mask: mNull},
-	80:  {name: "ChatCompletionAllowedToolsChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowed_tools"}},
-	81:  {name: "ChatCompletionFunctionCallOption/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	82:  {name: "ChatCompletionFunctions/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	83:  {name: "ChatCompletionFunctions/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	84:  {name: "ChatCompletionFunctions/properties/parameters", kind: kindAny, mask: mAll},
-	85:  {name: "ChatCompletionMessageCustomToolCall/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"input", 86, true}, {"name", 87, true}}, nonull: true, nreq: 2},
-	86:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	87:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	88:  {name: "ChatCompletionMessageCustomToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	89:  {name: "ChatCompletionMessageCustomToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	90:  {name: "ChatCompletionMessageToolCall/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 91, true}, {"name", 92, true}}, nonull: true, nreq: 2},
-	91:  {name: "ChatCompletionMessageToolCall/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	92:  {name: "ChatCompletionMessageToolCall/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	93:  {name: "ChatCompletionMessageToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	94:  {name: "ChatCompletionMessageToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	95:  {name: "ChatCompletionMessageToolCallChunk/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 96, false}, {"name", 97, false}}, nonull: true},
-	96:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	97:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	98:  {name: "ChatCompletionMessageToolCallChunk/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	99:  {name: "ChatCompletionMessageToolCallChunk/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	100: {name: "ChatCompletionMessageToolCallChunk/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	101: {name: "ChatCompletionMessageToolCalls/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 4}, {"function", 5}}},
-	102: {name: "ChatCompletionModeration/properties/input", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	103: {name: "ChatCompletionModeration/properties/output", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	104: {name: "ChatCompletionModerationError/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	105: {name: "ChatCompletionModerationError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	106: {name: "ChatCompletionModerationError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	107: {name: "ChatCompletionModerationResults/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	108: {name: "ChatCompletionModerationResults/properties/results", kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
-	109: {name: "ChatCompletionModerationResults/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_results"}},
-	110: {name: "ChatCompletionNamedToolChoice/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 111, true}}, nonull: true, nreq: 1},
-	111: {name: "ChatCompletionNamedToolChoice/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	112: {name: "ChatCompletionNamedToolChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	113: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 114, true}}, nonull: true, nreq: 1},
-	114: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	115: {name: "ChatCompletionNamedToolChoiceCustom/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	116: {name: "ChatCompletionRequestAssistantMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{117, 120}},
-	117: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0", kind: kindAlts, mask: mArray | mString, alts: []int32{118, 119}},
-	118: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0", kind: kindScalar, mask: mString},
-	119: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1", kind: kindArray, mask: mArray, items: 14},
-	120: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	121: {name: "ChatCompletionRequestAssistantMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	122: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 123}},
-	123: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	124: {name: "ChatCompletionRequestDeveloperMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{125, 126, 127}},
-	125: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	126: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	127: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	128: {name: "ChatCompletionRequestDeveloperMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	129: {name: "ChatCompletionRequestDeveloperMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer"}},
-	130: {name: "ChatCompletionRequestFunctionMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{131, 132}},
-	131: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	132: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	133: {name: "ChatCompletionRequestFunctionMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	134: {name: "ChatCompletionRequestFunctionMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	135: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"data", 136, true}, {"format", 137, true}}, nonull: true, nreq: 2},
-	136: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	137: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mp3", "wav"}},
-	138: {name: "ChatCompletionRequestMessageContentPartAudio/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_audio"}},
-	139: {name: "ChatCompletionRequestMessageContentPartFile/properties/file", kind: kindObject, mask: mNull | mObject, props: []prop{{"file_data", 140, false}, {"file_id", 141, false}, {"filename", 142, false}}, nonull: true},
-	140: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	141: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	142: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	143: {name: "ChatCompletionRequestMessageContentPartFile/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file"}},
-	144: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url", kind: kindObject, mask: mNull | mObject, props: []prop{{"detail", 145, false}, {"url", 146, true}}, nonull: true, nreq: 1},
-	145: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "high", "low"}},
-	146: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	147: {name: "ChatCompletionRequestMessageContentPartImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_url"}},
-	148: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	149: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"refusal"}},
-	150: {name: "ChatCompletionRequestMessageContentPartText/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	151: {name: "ChatCompletionRequestMessageContentPartText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	152: {name: "ChatCompletionRequestSystemMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{153, 154, 155}},
-	153: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	154: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 24},
-	155: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	156: {name: "ChatCompletionRequestSystemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"system"}},
-	157: {name: "ChatCompletionRequestToolMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{158, 159, 160}},
-	158: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	159: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 26},
-	160: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	161: {name: "ChatCompletionRequestToolMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool"}},
-	162: {name: "ChatCompletionRequestToolMessage/properties/tool_call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	163: {name: "ChatCompletionRequestUserMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{164, 165, 166}},
-	164: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	165: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 28},
-	166: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	167: {name: "ChatCompletionRequestUserMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"user"}},
-	168: {name: "ChatCompletionResponseMessage/properties/annotations", kind: kindArray, mask: mArray | mNull, nonull: true, items: 169},
-	169: {name: "ChatCompletionResponseMessage/properties/annotations/items", kind: kindObject, mask: mObject, props: []prop{{"type", 170, true}, {"url_citation", 171, true}}, nreq: 2},
-	170: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url_citation"}},
-	171: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation", kind: kindObject, mask: mNull | mObject, props: []prop{{"end_index", 172, true}, {"start_index", 173, true}, {"title", 174, true}, {"url", 175, true}}, nonull: true, nreq: 4},
-	172: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	173: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	174: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title", kind: kindScalar, mask: mNull | mString, nonull: true},
-	175: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	176: {name: "ChatCompletionResponseMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{177, 182}},
-	177: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"data", 178, true}, {"expires_at", 179, true}, {"id", 180, true}, {"transcript", 181, true}}, nreq: 4},
-	178: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	179: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	180: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	181: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript", kind: kindScalar, mask: mNull | mString, nonull: true},
-	182: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	183: {name: "ChatCompletionResponseMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{184, 185}},
-	184: {name: "ChatCompletionResponseMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	185: {name: "ChatCompletionResponseMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	186: {name: "ChatCompletionResponseMessage/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 187, true}, {"name", 188, true}}, nonull: true, nreq: 2},
-	187: {name: "ChatCompletionResponseMessage/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	188: {name: "ChatCompletionResponseMessage/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	189: {name: "ChatCompletionResponseMessage/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	190: {name: "ChatCompletionResponseMessage/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	191: {name: "ChatCompletionResponseMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{192, 193}},
-	192: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	193: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	194: {name: "ChatCompletionResponseMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	195: {name: "ChatCompletionResponseMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 196}},
-	196: {name: "ChatCompletionResponseMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	197: {name: "ChatCompletionStreamOptions/properties/include_obfuscation", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	198: {name: "ChatCompletionStreamOptions/properties/include_usage", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	199: {name: "ChatCompletionStreamResponseDelta/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{200, 201}},
-	200: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	201: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	202: {name: "ChatCompletionStreamResponseDelta/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 203, false}, {"name", 204, false}}, nonull: true},
-	203: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	204: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	205: {name: "ChatCompletionStreamResponseDelta/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	206: {name: "ChatCompletionStreamResponseDelta/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	207: {name: "ChatCompletionStreamResponseDelta/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{208, 209}},
-	208: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	209: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	210: {name: "ChatCompletionStreamResponseDelta/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "tool", "user"}},
-	211: {name: "ChatCompletionStreamResponseDelta/properties/tool_calls", kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
-	212: {name: "ChatCompletionTokenLogprob/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{213, 215}},
-	213: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 214},
-	214: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	215: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	216: {name: "ChatCompletionTokenLogprob/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	217: {name: "ChatCompletionTokenLogprob/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	218: {name: "ChatCompletionTokenLogprob/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 219},
-	219: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items", kind: kindObject, mask: mObject, props: []prop{{"bytes", 220, true}, {"logprob", 224, true}, {"token", 225, true}}, nreq: 3},
-	220: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{221, 223}},
-	221: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 222},
-	222: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	223: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	224: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	225: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	226: {name: "ChatCompletionTool/properties/function", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{45, 227}},
-	227: {name: "ChatCompletionTool/properties/function/anyOf/1", kind: kindScalar, mask: mNull},
-	228: {name: "ChatCompletionTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	229: {name: "ChatCompletionToolChoiceOption/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none", "required"}},
-	230: {name: "ChatCompletionToolChoiceOption/oneOf/1", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowed_tools", 1}, {"custom", 12}, {"function", 11}}},
-	231: {name: "CompletionUsage/properties/completion_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	232: {name: "CompletionUsage/properties/completion_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"accepted_prediction_tokens", 233, false}, {"audio_tokens", 234, false}, {"reasoning_tokens", 235, false}, {"rejected_prediction_tokens", 236, false}, {"text_tokens", 237, false}}, nonull: true},
-	233: {name: "CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	234: {name: "CompletionUsage/properties/completion_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	235: {name: "CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	236: {name: "CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	237: {name: "CompletionUsage/properties/completion_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	238: {name: "CompletionUsage/properties/prompt_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	239: {name: "CompletionUsage/properties/prompt_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"audio_tokens", 240, false}, {"cache_write_tokens", 241, false}, {"cached_tokens", 242, false}, {"image_tokens", 243, false}, {"text_tokens", 244, false}}, nonull: true},
-	240: {name: "CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	241: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	242: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	243: {name: "CompletionUsage/properties/prompt_tokens_details/properties/image_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	244: {name: "CompletionUsage/properties/prompt_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	245: {name: "CompletionUsage/properties/total_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	246: {name: "CreateChatCompletionRequest/properties/random_seed", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	247: {name: "CreateChatCompletionRequest/properties/safe_prompt", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	248: {name: "ModelResponseProperties/properties/temperature", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{249, 250}},
-	249: {name: "ModelResponseProperties/properties/temperature/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	250: {name: "ModelResponseProperties/properties/temperature/anyOf/1", kind: kindScalar, mask: mNull},
-	251: {name: "ModelResponseProperties/properties/top_p", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{252, 253}},
-	252: {name: "ModelResponseProperties/properties/top_p/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	253: {name: "ModelResponseProperties/properties/top_p/anyOf/1", kind: kindScalar, mask: mNull},
-	254: {name: "CreateModelResponseProperties/allOf/1/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	255: {name: "CreateChatCompletionRequest/allOf/1/properties/frequency_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	256: {name: "CreateChatCompletionRequest/allOf/1/properties/logprobs", kind: kindScalar, mask: mBool | mNull},
-	257: {name: "CreateChatCompletionRequest/allOf/1/properties/max_tokens", kind: kindScalar, mask: mInteger | mNull},
-	258: {name: "CreateChatCompletionRequest/allOf/1/properties/messages", kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
-	259: {name: "CreateChatCompletionRequest/allOf/1/properties/model", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{48, 260}},
-	260: {name: "CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1", kind: kindScalar, mask: mNull},
-	261: {name: "CreateChatCompletionRequest/allOf/1/properties/n", kind: kindScalar, mask: mInteger | mNull},
-	262: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls", kind: kindAlts, mask: mBool | mNull, nonull: true, alts: []int32{56, 263}},
-	263: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	264: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction", kind: kindAlts, mask: mNull | mObject, alts: []int32{265, 266}},
-	265: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0", kind: kindAlts, mask: mObject, alts: []int32{57}},
-	266: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1", kind: kindScalar, mask: mNull},
-	267: {name: "CreateChatCompletionRequest/allOf/1/properties/presence_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	268: {name: "CreateChatCompletionRequest/allOf/1/properties/response_format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"json_object", 63}, {"json_schema", 64}, {"text", 66}}},
-	269: {name: "CreateChatCompletionRequest/allOf/1/properties/stop", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{69, 270}},
-	270: {name: "CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1", kind: kindScalar, mask: mNull},
-	271: {name: "CreateChatCompletionRequest/allOf/1/properties/stream", kind: kindScalar, mask: mBool | mNull},
-	272: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{34, 273}},
-	273: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1", kind: kindScalar, mask: mNull},
-	274: {name: "CreateChatCompletionRequest/allOf/1/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 275},
-	275: {name: "CreateChatCompletionRequest/allOf/1/properties/tools/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 40}, {"function", 33}}},
-	276: {name: "CreateChatCompletionRequest/allOf/1/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull},
-	277: {name: "CreateChatCompletionResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 278},
-	278: {name: "CreateChatCompletionResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"finish_reason", 279, true}, {"index", 280, true}, {"logprobs", 281, true}, {"message", 290, true}}, nreq: 4},
-	279: {name: "CreateChatCompletionResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	280: {name: "CreateChatCompletionResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	281: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs", kind: kindAlts, mask: mNull | mObject, alts: []int32{282, 289}},
-	282: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"content", 283, true}, {"refusal", 286, true}}, nreq: 2},
-	283: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content", kind: kindAlts, mask: mArray | mNull, alts: []int32{284, 285}},
-	284: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	285: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	286: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal", kind: kindAlts, mask: mArray | mNull, alts: []int32{287, 288}},
-	287: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	288: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	289: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	290: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{29, 291}},
-	291: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1", kind: kindScalar, mask: mNull},
-	292: {name: "CreateChatCompletionResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	293: {name: "CreateChatCompletionResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	294: {name: "CreateChatCompletionResponse/properties/metadata", kind: kindAny, mask: mAll},
-	295: {name: "CreateChatCompletionResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	296: {name: "CreateChatCompletionResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 297}},
-	297: {name: "CreateChatCompletionResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	298: {name: "CreateChatCompletionResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion"}},
-	299: {name: "CreateChatCompletionResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	300: {name: "CreateChatCompletionResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{35, 301}},
-	301: {name: "CreateChatCompletionResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	302: {name: "CreateChatCompletionStreamResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 303},
-	303: {name: "CreateChatCompletionStreamResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"delta", 304, true}, {"finish_reason", 306, true}, {"index", 307, true}, {"logprobs", 308, false}}, nreq: 3},
-	304: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{31, 305}},
-	305: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1", kind: kindScalar, mask: mNull},
-	306: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	307: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	308: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs", kind: kindObject, mask: mNull | mObject, props: []prop{{"content", 309, true}, {"refusal", 310, true}}, nreq: 2},
-	309: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content", kind: kindArray, mask: mArray | mNull, items: 32},
-	310: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal", kind: kindArray, mask: mArray | mNull, items: 32},
-	311: {name: "CreateChatCompletionStreamResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	312: {name: "CreateChatCompletionStreamResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	313: {name: "CreateChatCompletionStreamResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	314: {name: "CreateChatCompletionStreamResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 315}},
-	315: {name: "CreateChatCompletionStreamResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	316: {name: "CreateChatCompletionStreamResponse/properties/obfuscation", kind: kindScalar, mask: mNull | mString, nonull: true},
-	317: {name: "CreateChatCompletionStreamResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion.chunk"}},
-	318: {name: "CreateChatCompletionStreamResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	319: {name: "CreateChatCompletionStreamResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, alts: []int32{35, 320}},
-	320: {name: "CreateChatCompletionStreamResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	321: {name: "CustomToolChatCompletions/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 322, false}, {"format", 323, false}, {"name", 324, true}}, nonull: true, nreq: 1},
-	322: {name: "CustomToolChatCompletions/properties/custom/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	323: {name: "CustomToolChatCompletions/properties/custom/properties/format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"grammar", 41}, {"text", 42}}},
-	324: {name: "CustomToolChatCompletions/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	325: {name: "CustomToolChatCompletions/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	326: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar", kind: kindObject, mask: mNull | mObject, props: []prop{{"definition", 327, true}, {"syntax", 328, true}}, nonull: true, nreq: 2},
-	327: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition", kind: kindScalar, mask: mNull | mString, nonull: true},
-	328: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"lark", "regex"}},
-	329: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"grammar"}},
-	330: {name: "CustomToolChatCompletionsCustomFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	331: {name: "Error/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{332, 333}},
-	332: {name: "Error/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	333: {name: "Error/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	334: {name: "Error/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	335: {name: "Error/properties/param", kind: kindAlts, mask: mNull | mString, alts: []int32{336, 337}},
-	336: {name: "Error/properties/param/anyOf/0", kind: kindScalar, mask: mString},
-	337: {name: "Error/properties/param/anyOf/1", kind: kindScalar, mask: mNull},
-	338: {name: "Error/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true},
-	339: {name: "ErrorResponse/properties/error", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{43, 340}},
-	340: {name: "ErrorResponse/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	341: {name: "FunctionObject/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	342: {name: "FunctionObject/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	343: {name: "FunctionObject/properties/parameters", kind: kindAny, mask: mAll},
-	344: {name: "FunctionObject/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{345, 346}},
-	345: {name: "FunctionObject/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	346: {name: "FunctionObject/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	347: {name: "ModerationConfigParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{52, 348}},
-	348: {name: "ModerationConfigParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	349: {name: "ModerationParam/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	350: {name: "ModerationParam/properties/policy", kind: kindAlts, mask: mNull | mObject, alts: []int32{54, 351}},
-	351: {name: "ModerationParam/properties/policy/anyOf/1", kind: kindScalar, mask: mNull},
-	352: {name: "ModerationPolicyParam/properties/input", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 353}},
-	353: {name: "ModerationPolicyParam/properties/input/anyOf/1", kind: kindScalar, mask: mNull},
-	354: {name: "ModerationPolicyParam/properties/output", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 355}},
-	355: {name: "ModerationPolicyParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	356: {name: "ModerationResultBody/properties/categories", kind: kindAny, mask: mAll},
-	357: {name: "ModerationResultBody/properties/category_applied_input_types", kind: kindAny, mask: mAll},
-	358: {name: "ModerationResultBody/properties/category_scores", kind: kindAny, mask: mAll},
-	359: {name: "ModerationResultBody/properties/flagged", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	360: {name: "ModerationResultBody/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	361: {name: "ModerationResultBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_result"}},
-	362: {name: "PredictionContent/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{363, 364, 365}},
-	363: {name: "PredictionContent/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	364: {name: "PredictionContent/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	365: {name: "PredictionContent/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	366: {name: "PredictionContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content"}},
-	367: {name: "PromptCacheBreakpointParam/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"explicit"}},
-	368: {name: "PromptCacheOptionsParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{59, 369}},
-	369: {name: "PromptCacheOptionsParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	370: {name: "PromptCacheOptionsParam/properties/ttl", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{61, 371}},
-	371: {name: "PromptCacheOptionsParam/properties/ttl/anyOf/1", kind: kindScalar, mask: mNull},
-	372: {name: "ResponseFormatJsonObject/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_object"}},
-	373: {name: "ResponseFormatJsonSchema/properties/json_schema", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 374, false}, {"name", 375, true}, {"schema", 376, false}, {"strict", 377, false}}, nonull: true, nreq: 1},
-	374: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	375: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	376: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/schema", kind: kindAny, mask: mAll},
-	377: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{378, 379}},
-	378: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	379: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	380: {name: "ResponseFormatJsonSchema/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_schema"}},
-	381: {name: "ResponseFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	382: {name: "ResponseModalities/items", kind: kindScalar, mask: mString, values: []string{"audio", "text"}},
-	383: {name: "StopConfiguration/oneOf/0", kind: kindScalar, mask: mNull | mString},
-	384: {name: "StopConfiguration/oneOf/1", kind: kindArray, mask: mArray, items: 385},
-	385: {name: "StopConfiguration/oneOf/1/items", kind: kindScalar, mask: mString},
-	386: {name: "VoiceIdsOrCustomVoice/anyOf/1", kind: kindObject, mask: mObject, props: []prop{{"id", 387, true}}, nreq: 1},
-	387: {name: "VoiceIdsOrCustomVoice/anyOf/1/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	388: {name: "WebSearchLocation/properties/city", kind: kindScalar, mask: mNull | mString, nonull: true},
-	389: {name: "WebSearchLocation/properties/country", kind: kindScalar, mask: mNull | mString, nonull: true},
-	390: {name: "WebSearchLocation/properties/region", kind: kindScalar, mask: mNull | mString, nonull: true},
-	391: {name: "WebSearchLocation/properties/timezone", kind: kindScalar, mask: mNull | mString, nonull: true},
+	0:/* ChatCompletionAllowedTools */ {name: ref{0, 26}, kind: kindObject, mask: mObject, props: ref{0, 2}, nreq: 2},
+	1:/* ChatCompletionAllowedToolsChoice */ {name: ref{35, 32}, kind: kindObject, mask: mObject, props: ref{2, 2}, nreq: 2},
+	2:/* ChatCompletionFunctionCallOption */ {name: ref{84, 32}, kind: kindObject, mask: mObject, props: ref{4, 1}, nreq: 1},
+	3:/* ChatCompletionFunctions */ {name: ref{120, 23}, kind: kindObject, mask: mObject, props: ref{5, 3}, nreq: 1},
+	4:/* ChatCompletionMessageCustomToolCall */ {name: ref{164, 35}, kind: kindObject, mask: mObject, props: ref{8, 3}, nreq: 3},
+	5:/* ChatCompletionMessageToolCall */ {name: ref{207, 29}, kind: kindObject, mask: mObject, props: ref{11, 3}, nreq: 3},
+	6:/* ChatCompletionMessageToolCallChunk */ {name: ref{244, 34}, kind: kindObject, mask: mObject, props: ref{14, 4}, nreq: 1},
+	7:/* ChatCompletionMessageToolCalls */ {name: ref{283, 30}, kind: kindArray, mask: mArray, items: 101},
+	8:/* ChatCompletionModeration */ {name: ref{313, 24}, kind: kindObject, mask: mObject, props: ref{18, 2}, nreq: 2},
+	9:/* ChatCompletionModerationError */ {name: ref{348, 29}, kind: kindObject, mask: mObject, props: ref{20, 3}, nreq: 3},
+	10:/* ChatCompletionModerationResults */ {name: ref{388, 31}, kind: kindObject, mask: mObject, props: ref{23, 3}, nreq: 3},
+	11:/* ChatCompletionNamedToolChoice */ {name: ref{431, 29}, kind: kindObject, mask: mObject, props: ref{26, 2}, nreq: 2},
+	12:/* ChatCompletionNamedToolChoiceCustom */ {name: ref{460, 35}, kind: kindObject, mask: mObject, props: ref{28, 2}, nreq: 2},
+	13:/* ChatCompletionRequestAssistantMessage */ {name: ref{495, 37}, kind: kindObject, mask: mObject, props: ref{30, 3}, nreq: 1},
+	14:/* ChatCompletionRequestAssistantMessageContentPart */ {name: ref{553, 48}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{0, 2}},
+	15:/* ChatCompletionRequestDeveloperMessage */ {name: ref{612, 37}, kind: kindObject, mask: mObject, props: ref{33, 3}, nreq: 2},
+	16:/* ChatCompletionRequestFunctionMessage */ {name: ref{649, 36}, kind: kindObject, mask: mObject, props: ref{36, 3}, nreq: 3},
+	17:/* ChatCompletionRequestMessage */ {name: ref{685, 28}, kind: kindTagged, mask: mObject, tag: ref{539, 4}, dflt: -1, cases: ref{2, 4}},
+	18:/* ChatCompletionRequestMessageContentPartAudio */ {name: ref{736, 44}, kind: kindObject, mask: mObject, props: ref{39, 2}, nreq: 2},
+	19:/* ChatCompletionRequestMessageContentPartFile */ {name: ref{791, 43}, kind: kindObject, mask: mObject, props: ref{41, 2}, nreq: 2},
+	20:/* ChatCompletionRequestMessageContentPartImage */ {name: ref{838, 44}, kind: kindObject, mask: mObject, props: ref{43, 2}, nreq: 2},
+	21:/* ChatCompletionRequestMessageContentPartRefusal */ {name: ref{891, 46}, kind: kindObject, mask: mObject, props: ref{45, 2}, nreq: 2},
+	22:/* ChatCompletionRequestMessageContentPartText */ {name: ref{937, 43}, kind: kindObject, mask: mObject, props: ref{47, 2}, nreq: 2},
+	23:/* ChatCompletionRequestSystemMessage */ {name: ref{980, 34}, kind: kindObject, mask: mObject, props: ref{49, 2}, nreq: 2},
+	24:/* ChatCompletionRequestSystemMessageContentPart */ {name: ref{1014, 45}, kind: kindAlts, mask: mObject, alts: ref{0, 1}},
+	25:/* ChatCompletionRequestToolMessage */ {name: ref{1059, 32}, kind: kindObject, mask: mObject, props: ref{51, 3}, nreq: 3},
+	26:/* ChatCompletionRequestToolMessageContentPart */ {name: ref{1103, 43}, kind: kindAlts, mask: mObject, alts: ref{1, 1}},
+	27:/* ChatCompletionRequestUserMessage */ {name: ref{1146, 32}, kind: kindObject, mask: mObject, props: ref{54, 2}, nreq: 2},
+	28:/* ChatCompletionRequestUserMessageContentPart */ {name: ref{1178, 43}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{6, 4}},
+	29:/* ChatCompletionResponseMessage */ {name: ref{1221, 29}, kind: kindObject, mask: mObject, props: ref{56, 9}, nreq: 3},
+	30:/* ChatCompletionStreamOptions */ {name: ref{1305, 27}, kind: kindObject, mask: mNull | mObject, props: ref{65, 2}},
+	31:/* ChatCompletionStreamResponseDelta */ {name: ref{1364, 33}, kind: kindObject, mask: mObject, props: ref{67, 7}},
+	32:/* ChatCompletionTokenLogprob */ {name: ref{1397, 26}, kind: kindObject, mask: mObject, props: ref{74, 4}, nreq: 4},
+	33:/* ChatCompletionTool */ {name: ref{1452, 18}, kind: kindObject, mask: mObject, props: ref{78, 2}, nreq: 2},
+	34:/* ChatCompletionToolChoiceOption */ {name: ref{1470, 30}, kind: kindAlts, mask: mObject | mString, alts: ref{2, 2}},
+	35:/* CompletionUsage */ {name: ref{1500, 15}, kind: kindObject, mask: mObject, props: ref{80, 5}, nreq: 3},
+	36:/* CreateChatCompletionRequest */ {name: ref{1603, 27}, kind: kindObject, mask: mObject, props: ref{85, 20}, nreq: 2},
+	37:/* CreateChatCompletionResponse */ {name: ref{1809, 28}, kind: kindObject, mask: mObject, props: ref{105, 10}, nreq: 5},
+	38:/* CreateChatCompletionStreamResponse */ {name: ref{1910, 34}, kind: kindObject, mask: mObject, props: ref{115, 10}, nreq: 5},
+	39:/* CreateModelResponseProperties */ {name: ref{1955, 29}, kind: kindObject, mask: mObject, props: ref{125, 3}},
+	40:/* CustomToolChatCompletions */ {name: ref{1984, 25}, kind: kindObject, mask: mObject, props: ref{128, 2}, nreq: 2},
+	41:/* CustomToolChatCompletionsCustomFormatGrammar */ {name: ref{2009, 44}, kind: kindObject, mask: mObject, props: ref{130, 2}, nreq: 2},
+	42:/* CustomToolChatCompletionsCustomFormatText */ {name: ref{2060, 41}, kind: kindObject, mask: mObject, props: ref{132, 1}, nreq: 1},
+	43:/* Error */ {name: ref{2101, 5}, kind: kindObject, mask: mObject, props: ref{133, 4}, nreq: 4},
+	44:/* ErrorResponse */ {name: ref{2111, 13}, kind: kindObject, mask: mObject, props: ref{137, 1}, nreq: 1},
+	45:/* FunctionObject */ {name: ref{2129, 14}, kind: kindObject, mask: mObject, props: ref{138, 4}, nreq: 1},
+	46:/* FunctionParameters */ {name: ref{2149, 18}, kind: kindAny, mask: mAll},
+	47:/* Metadata */ {name: ref{2167, 8}, kind: kindAny, mask: mAll},
+	48:/* ModelIdsShared */ {name: ref{2175, 14}, kind: kindScalar, mask: mString},
+	49:/* ModelResponseProperties */ {name: ref{2189, 23}, kind: kindObject, mask: mObject, props: ref{142, 2}},
+	50:/* ModerationConfigParam */ {name: ref{2212, 21}, kind: kindObject, mask: mObject, props: ref{144, 1}, nreq: 1},
+	51:/* ModerationInputType */ {name: ref{2233, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{0, 2}},
+	52:/* ModerationMode */ {name: ref{2257, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{2, 2}},
+	53:/* ModerationParam */ {name: ref{2281, 15}, kind: kindObject, mask: mObject, props: ref{145, 2}, nreq: 1},
+	54:/* ModerationPolicyParam */ {name: ref{2302, 21}, kind: kindObject, mask: mObject, props: ref{147, 2}},
+	55:/* ModerationResultBody */ {name: ref{2323, 20}, kind: kindObject, mask: mObject, props: ref{149, 6}, nreq: 6},
+	56:/* ParallelToolCalls */ {name: ref{2403, 17}, kind: kindScalar, mask: mBool},
+	57:/* PredictionContent */ {name: ref{2420, 17}, kind: kindObject, mask: mObject, props: ref{155, 2}, nreq: 2},
+	58:/* PromptCacheBreakpointParam */ {name: ref{2437, 26}, kind: kindObject, mask: mObject, props: ref{157, 1}, nreq: 1},
+	59:/* PromptCacheModeEnum */ {name: ref{2463, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{4, 2}},
+	60:/* PromptCacheOptionsParam */ {name: ref{2498, 23}, kind: kindObject, mask: mObject, props: ref{158, 2}},
+	61:/* PromptCacheTTLEnum */ {name: ref{2524, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{6, 1}},
+	62:/* ReasoningEffort */ {name: ref{2545, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{7, 7}},
+	63:/* ResponseFormatJsonObject */ {name: ref{2592, 24}, kind: kindObject, mask: mObject, props: ref{160, 1}, nreq: 1},
+	64:/* ResponseFormatJsonSchema */ {name: ref{2616, 24}, kind: kindObject, mask: mObject, props: ref{161, 2}, nreq: 2},
+	65:/* ResponseFormatJsonSchemaSchema */ {name: ref{2651, 30}, kind: kindAny, mask: mAll},
+	66:/* ResponseFormatText */ {name: ref{2681, 18}, kind: kindObject, mask: mObject, props: ref{163, 1}, nreq: 1},
+	67:/* ResponseModalities */ {name: ref{2699, 18}, kind: kindArray, mask: mArray | mNull, items: 382},
+	68:/* ServiceTier */ {name: ref{2717, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{14, 6}},
+	69:/* StopConfiguration */ {name: ref{2760, 17}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{4, 2}},
+	70:/* Verbosity */ {name: ref{2777, 9}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{20, 3}},
+	71:/* VoiceIdsOrCustomVoice */ {name: ref{2786, 21}, kind: kindAlts, mask: mObject | mString, alts: ref{6, 2}},
+	72:/* VoiceIdsShared */ {name: ref{2807, 14}, kind: kindScalar, mask: mString},
+	73:/* WebSearchContextSize */ {name: ref{2821, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{23, 3}},
+	74:/* WebSearchLocation */ {name: ref{2841, 17}, kind: kindObject, mask: mObject, props: ref{164, 4}},
+	75:/* ChatCompletionAllowedTools/properties/mode */ {name: ref{2883, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{26, 2}},
+	76:/* ChatCompletionAllowedTools/properties/tools */ {name: ref{2933, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
+	77:/* ChatCompletionAllowedTools/properties/tools/items */ {name: ref{2976, 49}, kind: kindAny, mask: mAll},
+	78:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools */ {name: ref{3025, 57}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{8, 2}},
+	79:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1 */ {name: ref{3082, 65}, kind: kindScalar, mask: mNull},
+	80:/* ChatCompletionAllowedToolsChoice/properties/type */ {name: ref{3147, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{28, 1}},
+	81:/* ChatCompletionFunctionCallOption/properties/name */ {name: ref{3195, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	82:/* ChatCompletionFunctions/properties/description */ {name: ref{3243, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	83:/* ChatCompletionFunctions/properties/name */ {name: ref{3289, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	84:/* ChatCompletionFunctions/properties/parameters */ {name: ref{3328, 45}, kind: kindAny, mask: mAll},
+	85:/* ChatCompletionMessageCustomToolCall/properties/custom */ {name: ref{3373, 53}, kind: kindObject, mask: mNull | mObject, props: ref{168, 2}, nonull: true, nreq: 2},
+	86:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/input */ {name: ref{3426, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	87:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/name */ {name: ref{3496, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	88:/* ChatCompletionMessageCustomToolCall/properties/id */ {name: ref{3565, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	89:/* ChatCompletionMessageCustomToolCall/properties/type */ {name: ref{3614, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{29, 1}},
+	90:/* ChatCompletionMessageToolCall/properties/function */ {name: ref{3665, 49}, kind: kindObject, mask: mNull | mObject, props: ref{170, 2}, nonull: true, nreq: 2},
+	91:/* ChatCompletionMessageToolCall/properties/function/properties/arguments */ {name: ref{3723, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	92:/* ChatCompletionMessageToolCall/properties/function/properties/name */ {name: ref{3793, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	93:/* ChatCompletionMessageToolCall/properties/id */ {name: ref{3858, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	94:/* ChatCompletionMessageToolCall/properties/type */ {name: ref{3901, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{30, 1}},
+	95:/* ChatCompletionMessageToolCallChunk/properties/function */ {name: ref{3946, 54}, kind: kindObject, mask: mNull | mObject, props: ref{172, 2}, nonull: true},
+	96:/* ChatCompletionMessageToolCallChunk/properties/function/properties/arguments */ {name: ref{4000, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	97:/* ChatCompletionMessageToolCallChunk/properties/function/properties/name */ {name: ref{4075, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	98:/* ChatCompletionMessageToolCallChunk/properties/id */ {name: ref{4145, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	99:/* ChatCompletionMessageToolCallChunk/properties/index */ {name: ref{4193, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	100:/* ChatCompletionMessageToolCallChunk/properties/type */ {name: ref{4244, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{31, 1}},
+	101:/* ChatCompletionMessageToolCalls/items */ {name: ref{4294, 36}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{10, 2}},
+	102:/* ChatCompletionModeration/properties/input */ {name: ref{4330, 41}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{12, 2}},
+	103:/* ChatCompletionModeration/properties/output */ {name: ref{4389, 42}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{14, 2}},
+	104:/* ChatCompletionModerationError/properties/code */ {name: ref{4431, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	105:/* ChatCompletionModerationError/properties/message */ {name: ref{4476, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	106:/* ChatCompletionModerationError/properties/type */ {name: ref{4524, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{32, 1}},
+	107:/* ChatCompletionModerationResults/properties/model */ {name: ref{4569, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	108:/* ChatCompletionModerationResults/properties/results */ {name: ref{4617, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
+	109:/* ChatCompletionModerationResults/properties/type */ {name: ref{4667, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{33, 1}},
+	110:/* ChatCompletionNamedToolChoice/properties/function */ {name: ref{4714, 49}, kind: kindObject, mask: mNull | mObject, props: ref{174, 1}, nonull: true, nreq: 1},
+	111:/* ChatCompletionNamedToolChoice/properties/function/properties/name */ {name: ref{4763, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	112:/* ChatCompletionNamedToolChoice/properties/type */ {name: ref{4828, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{34, 1}},
+	113:/* ChatCompletionNamedToolChoiceCustom/properties/custom */ {name: ref{4873, 53}, kind: kindObject, mask: mNull | mObject, props: ref{175, 1}, nonull: true, nreq: 1},
+	114:/* ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name */ {name: ref{4926, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	115:/* ChatCompletionNamedToolChoiceCustom/properties/type */ {name: ref{4995, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{35, 1}},
+	116:/* ChatCompletionRequestAssistantMessage/properties/content */ {name: ref{5046, 56}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{10, 2}},
+	117:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0 */ {name: ref{5102, 64}, kind: kindAlts, mask: mArray | mString, alts: ref{12, 2}},
+	118:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0 */ {name: ref{5166, 72}, kind: kindScalar, mask: mString},
+	119:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1 */ {name: ref{5238, 72}, kind: kindArray, mask: mArray, items: 14},
+	120:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/1 */ {name: ref{5310, 64}, kind: kindScalar, mask: mNull},
+	121:/* ChatCompletionRequestAssistantMessage/properties/role */ {name: ref{5374, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{36, 1}},
+	122:/* ChatCompletionRequestAssistantMessage/properties/tool_calls */ {name: ref{5427, 59}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{14, 2}},
+	123:/* ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1 */ {name: ref{5486, 67}, kind: kindScalar, mask: mNull},
+	124:/* ChatCompletionRequestDeveloperMessage/properties/content */ {name: ref{5553, 56}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{16, 3}},
+	125:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0 */ {name: ref{5609, 64}, kind: kindScalar, mask: mString},
+	126:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1 */ {name: ref{5673, 64}, kind: kindArray, mask: mArray, items: 22},
+	127:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2 */ {name: ref{5737, 64}, kind: kindScalar, mask: mNull},
+	128:/* ChatCompletionRequestDeveloperMessage/properties/name */ {name: ref{5801, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	129:/* ChatCompletionRequestDeveloperMessage/properties/role */ {name: ref{5854, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{37, 1}},
+	130:/* ChatCompletionRequestFunctionMessage/properties/content */ {name: ref{5916, 55}, kind: kindAlts, mask: mNull | mString, alts: ref{19, 2}},
+	131:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/0 */ {name: ref{5971, 63}, kind: kindScalar, mask: mString},
+	132:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/1 */ {name: ref{6034, 63}, kind: kindScalar, mask: mNull},
+	133:/* ChatCompletionRequestFunctionMessage/properties/name */ {name: ref{6097, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	134:/* ChatCompletionRequestFunctionMessage/properties/role */ {name: ref{6149, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{38, 1}},
+	135:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio */ {name: ref{6201, 67}, kind: kindObject, mask: mNull | mObject, props: ref{176, 2}, nonull: true, nreq: 2},
+	136:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data */ {name: ref{6278, 83}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	137:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format */ {name: ref{6361, 85}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{39, 2}},
+	138:/* ChatCompletionRequestMessageContentPartAudio/properties/type */ {name: ref{6452, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{41, 1}},
+	139:/* ChatCompletionRequestMessageContentPartFile/properties/file */ {name: ref{6512, 59}, kind: kindObject, mask: mNull | mObject, props: ref{178, 3}, nonull: true},
+	140:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data */ {name: ref{6595, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	141:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id */ {name: ref{6675, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	142:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename */ {name: ref{6753, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	143:/* ChatCompletionRequestMessageContentPartFile/properties/type */ {name: ref{6832, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{42, 1}},
+	144:/* ChatCompletionRequestMessageContentPartImage/properties/image_url */ {name: ref{6891, 65}, kind: kindObject, mask: mNull | mObject, props: ref{181, 2}, nonull: true, nreq: 1},
+	145:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail */ {name: ref{6965, 83}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{43, 3}},
+	146:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url */ {name: ref{7048, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	147:/* ChatCompletionRequestMessageContentPartImage/properties/type */ {name: ref{7128, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{46, 1}},
+	148:/* ChatCompletionRequestMessageContentPartRefusal/properties/refusal */ {name: ref{7188, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	149:/* ChatCompletionRequestMessageContentPartRefusal/properties/type */ {name: ref{7253, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{47, 1}},
+	150:/* ChatCompletionRequestMessageContentPartText/properties/text */ {name: ref{7315, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	151:/* ChatCompletionRequestMessageContentPartText/properties/type */ {name: ref{7374, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{48, 1}},
+	152:/* ChatCompletionRequestSystemMessage/properties/content */ {name: ref{7433, 53}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{21, 3}},
+	153:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/0 */ {name: ref{7486, 61}, kind: kindScalar, mask: mString},
+	154:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/1 */ {name: ref{7547, 61}, kind: kindArray, mask: mArray, items: 24},
+	155:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/2 */ {name: ref{7608, 61}, kind: kindScalar, mask: mNull},
+	156:/* ChatCompletionRequestSystemMessage/properties/role */ {name: ref{7669, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{49, 1}},
+	157:/* ChatCompletionRequestToolMessage/properties/content */ {name: ref{7719, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{24, 3}},
+	158:/* ChatCompletionRequestToolMessage/properties/content/oneOf/0 */ {name: ref{7770, 59}, kind: kindScalar, mask: mString},
+	159:/* ChatCompletionRequestToolMessage/properties/content/oneOf/1 */ {name: ref{7829, 59}, kind: kindArray, mask: mArray, items: 26},
+	160:/* ChatCompletionRequestToolMessage/properties/content/oneOf/2 */ {name: ref{7888, 59}, kind: kindScalar, mask: mNull},
+	161:/* ChatCompletionRequestToolMessage/properties/role */ {name: ref{7947, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{50, 1}},
+	162:/* ChatCompletionRequestToolMessage/properties/tool_call_id */ {name: ref{7995, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	163:/* ChatCompletionRequestUserMessage/properties/content */ {name: ref{8051, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{27, 3}},
+	164:/* ChatCompletionRequestUserMessage/properties/content/oneOf/0 */ {name: ref{8102, 59}, kind: kindScalar, mask: mString},
+	165:/* ChatCompletionRequestUserMessage/properties/content/oneOf/1 */ {name: ref{8161, 59}, kind: kindArray, mask: mArray, items: 28},
+	166:/* ChatCompletionRequestUserMessage/properties/content/oneOf/2 */ {name: ref{8220, 59}, kind: kindScalar, mask: mNull},
+	167:/* ChatCompletionRequestUserMessage/properties/role */ {name: ref{8279, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{51, 1}},
+	168:/* ChatCompletionResponseMessage/properties/annotations */ {name: ref{8327, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 169},
+	169:/* ChatCompletionResponseMessage/properties/annotations/items */ {name: ref{8379, 58}, kind: kindObject, mask: mObject, props: ref{183, 2}, nreq: 2},
+	170:/* ChatCompletionResponseMessage/properties/annotations/items/properties/type */ {name: ref{8449, 74}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{52, 1}},
+	171:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation */ {name: ref{8523, 82}, kind: kindObject, mask: mNull | mObject, props: ref{185, 4}, nonull: true, nreq: 4},
+	172:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index */ {name: ref{8630, 103}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	173:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index */ {name: ref{8733, 105}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	174:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title */ {name: ref{8838, 99}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	175:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url */ {name: ref{8937, 97}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	176:/* ChatCompletionResponseMessage/properties/audio */ {name: ref{9034, 46}, kind: kindAlts, mask: mNull | mObject, alts: ref{30, 2}},
+	177:/* ChatCompletionResponseMessage/properties/audio/anyOf/0 */ {name: ref{9080, 54}, kind: kindObject, mask: mObject, props: ref{189, 4}, nreq: 4},
+	178:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data */ {name: ref{9154, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	179:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at */ {name: ref{9224, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	180:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id */ {name: ref{9300, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	181:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript */ {name: ref{9368, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	182:/* ChatCompletionResponseMessage/properties/audio/anyOf/1 */ {name: ref{9444, 54}, kind: kindScalar, mask: mNull},
+	183:/* ChatCompletionResponseMessage/properties/content */ {name: ref{9498, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{32, 2}},
+	184:/* ChatCompletionResponseMessage/properties/content/anyOf/0 */ {name: ref{9546, 56}, kind: kindScalar, mask: mString},
+	185:/* ChatCompletionResponseMessage/properties/content/anyOf/1 */ {name: ref{9602, 56}, kind: kindScalar, mask: mNull},
+	186:/* ChatCompletionResponseMessage/properties/function_call */ {name: ref{9658, 54}, kind: kindObject, mask: mNull | mObject, props: ref{193, 2}, nonull: true, nreq: 2},
+	187:/* ChatCompletionResponseMessage/properties/function_call/properties/arguments */ {name: ref{9712, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	188:/* ChatCompletionResponseMessage/properties/function_call/properties/name */ {name: ref{9787, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	189:/* ChatCompletionResponseMessage/properties/reasoning */ {name: ref{9857, 50}, kind: kindScalar, mask: mNull | mString},
+	190:/* ChatCompletionResponseMessage/properties/reasoning_content */ {name: ref{9907, 58}, kind: kindScalar, mask: mNull | mString},
+	191:/* ChatCompletionResponseMessage/properties/refusal */ {name: ref{9965, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{34, 2}},
+	192:/* ChatCompletionResponseMessage/properties/refusal/anyOf/0 */ {name: ref{10013, 56}, kind: kindScalar, mask: mString},
+	193:/* ChatCompletionResponseMessage/properties/refusal/anyOf/1 */ {name: ref{10069, 56}, kind: kindScalar, mask: mNull},
+	194:/* ChatCompletionResponseMessage/properties/role */ {name: ref{10125, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{53, 1}},
+	195:/* ChatCompletionResponseMessage/properties/tool_calls */ {name: ref{10170, 51}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{36, 2}},
+	196:/* ChatCompletionResponseMessage/properties/tool_calls/anyOf/1 */ {name: ref{10221, 59}, kind: kindScalar, mask: mNull},
+	197:/* ChatCompletionStreamOptions/properties/include_obfuscation */ {name: ref{10280, 58}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	198:/* ChatCompletionStreamOptions/properties/include_usage */ {name: ref{10338, 52}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	199:/* ChatCompletionStreamResponseDelta/properties/content */ {name: ref{10390, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{38, 2}},
+	200:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/0 */ {name: ref{10442, 60}, kind: kindScalar, mask: mString},
+	201:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/1 */ {name: ref{10502, 60}, kind: kindScalar, mask: mNull},
+	202:/* ChatCompletionStreamResponseDelta/properties/function_call */ {name: ref{10562, 58}, kind: kindObject, mask: mNull | mObject, props: ref{195, 2}, nonull: true},
+	203:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments */ {name: ref{10620, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	204:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/name */ {name: ref{10699, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	205:/* ChatCompletionStreamResponseDelta/properties/reasoning */ {name: ref{10773, 54}, kind: kindScalar, mask: mNull | mString},
+	206:/* ChatCompletionStreamResponseDelta/properties/reasoning_content */ {name: ref{10827, 62}, kind: kindScalar, mask: mNull | mString},
+	207:/* ChatCompletionStreamResponseDelta/properties/refusal */ {name: ref{10889, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{40, 2}},
+	208:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0 */ {name: ref{10941, 60}, kind: kindScalar, mask: mString},
+	209:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1 */ {name: ref{11001, 60}, kind: kindScalar, mask: mNull},
+	210:/* ChatCompletionStreamResponseDelta/properties/role */ {name: ref{11061, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{54, 5}},
+	211:/* ChatCompletionStreamResponseDelta/properties/tool_calls */ {name: ref{11110, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
+	212:/* ChatCompletionTokenLogprob/properties/bytes */ {name: ref{11165, 43}, kind: kindAlts, mask: mArray | mNull, alts: ref{42, 2}},
+	213:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0 */ {name: ref{11208, 51}, kind: kindArray, mask: mArray, items: 214},
+	214:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items */ {name: ref{11259, 57}, kind: kindScalar, mask: mInteger},
+	215:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/1 */ {name: ref{11316, 51}, kind: kindScalar, mask: mNull},
+	216:/* ChatCompletionTokenLogprob/properties/logprob */ {name: ref{11367, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	217:/* ChatCompletionTokenLogprob/properties/token */ {name: ref{11412, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	218:/* ChatCompletionTokenLogprob/properties/top_logprobs */ {name: ref{11455, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 219},
+	219:/* ChatCompletionTokenLogprob/properties/top_logprobs/items */ {name: ref{11505, 56}, kind: kindObject, mask: mObject, props: ref{197, 3}, nreq: 3},
+	220:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{11561, 73}, kind: kindAlts, mask: mArray | mNull, alts: ref{44, 2}},
+	221:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0 */ {name: ref{11634, 81}, kind: kindArray, mask: mArray, items: 222},
+	222:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items */ {name: ref{11715, 87}, kind: kindScalar, mask: mInteger},
+	223:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1 */ {name: ref{11802, 81}, kind: kindScalar, mask: mNull},
+	224:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{11883, 75}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	225:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{11958, 73}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	226:/* ChatCompletionTool/properties/function */ {name: ref{12031, 38}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{46, 2}},
+	227:/* ChatCompletionTool/properties/function/anyOf/1 */ {name: ref{12069, 46}, kind: kindScalar, mask: mNull},
+	228:/* ChatCompletionTool/properties/type */ {name: ref{12115, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{59, 1}},
+	229:/* ChatCompletionToolChoiceOption/oneOf/0 */ {name: ref{12149, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{60, 3}},
+	230:/* ChatCompletionToolChoiceOption/oneOf/1 */ {name: ref{12187, 38}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{16, 3}},
+	231:/* CompletionUsage/properties/completion_tokens */ {name: ref{12225, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	232:/* CompletionUsage/properties/completion_tokens_details */ {name: ref{12269, 52}, kind: kindObject, mask: mNull | mObject, props: ref{200, 5}, nonull: true},
+	233:/* CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{12412, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	234:/* CompletionUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{12502, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	235:/* CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{12578, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	236:/* CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{12658, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	237:/* CompletionUsage/properties/completion_tokens_details/properties/text_tokens */ {name: ref{12748, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	238:/* CompletionUsage/properties/prompt_tokens */ {name: ref{12823, 40}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	239:/* CompletionUsage/properties/prompt_tokens_details */ {name: ref{12863, 48}, kind: kindObject, mask: mNull | mObject, props: ref{205, 5}, nonull: true},
+	240:/* CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{12954, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	241:/* CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{13026, 78}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	242:/* CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{13104, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	243:/* CompletionUsage/properties/prompt_tokens_details/properties/image_tokens */ {name: ref{13177, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	244:/* CompletionUsage/properties/prompt_tokens_details/properties/text_tokens */ {name: ref{13249, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	245:/* CompletionUsage/properties/total_tokens */ {name: ref{13320, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	246:/* CreateChatCompletionRequest/properties/random_seed */ {name: ref{13359, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	247:/* CreateChatCompletionRequest/properties/safe_prompt */ {name: ref{13409, 50}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	248:/* ModelResponseProperties/properties/temperature */ {name: ref{13459, 46}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{48, 2}},
+	249:/* ModelResponseProperties/properties/temperature/anyOf/0 */ {name: ref{13505, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	250:/* ModelResponseProperties/properties/temperature/anyOf/1 */ {name: ref{13559, 54}, kind: kindScalar, mask: mNull},
+	251:/* ModelResponseProperties/properties/top_p */ {name: ref{13613, 40}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{50, 2}},
+	252:/* ModelResponseProperties/properties/top_p/anyOf/0 */ {name: ref{13653, 48}, kind: kindScalar, mask: mInteger | mNumber},
+	253:/* ModelResponseProperties/properties/top_p/anyOf/1 */ {name: ref{13701, 48}, kind: kindScalar, mask: mNull},
+	254:/* CreateModelResponseProperties/allOf/1/properties/top_logprobs */ {name: ref{13749, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	255:/* CreateChatCompletionRequest/allOf/1/properties/frequency_penalty */ {name: ref{13810, 64}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	256:/* CreateChatCompletionRequest/allOf/1/properties/logprobs */ {name: ref{13874, 55}, kind: kindScalar, mask: mBool | mNull},
+	257:/* CreateChatCompletionRequest/allOf/1/properties/max_tokens */ {name: ref{13929, 57}, kind: kindScalar, mask: mInteger | mNull},
+	258:/* CreateChatCompletionRequest/allOf/1/properties/messages */ {name: ref{13986, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
+	259:/* CreateChatCompletionRequest/allOf/1/properties/model */ {name: ref{14041, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{52, 2}},
+	260:/* CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1 */ {name: ref{14093, 60}, kind: kindScalar, mask: mNull},
+	261:/* CreateChatCompletionRequest/allOf/1/properties/n */ {name: ref{14153, 48}, kind: kindScalar, mask: mInteger | mNull},
+	262:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls */ {name: ref{14201, 66}, kind: kindAlts, mask: mBool | mNull, nonull: true, alts: ref{54, 2}},
+	263:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1 */ {name: ref{14267, 74}, kind: kindScalar, mask: mNull},
+	264:/* CreateChatCompletionRequest/allOf/1/properties/prediction */ {name: ref{14341, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{56, 2}},
+	265:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0 */ {name: ref{14398, 65}, kind: kindAlts, mask: mObject, alts: ref{58, 1}},
+	266:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1 */ {name: ref{14463, 65}, kind: kindScalar, mask: mNull},
+	267:/* CreateChatCompletionRequest/allOf/1/properties/presence_penalty */ {name: ref{14528, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	268:/* CreateChatCompletionRequest/allOf/1/properties/response_format */ {name: ref{14591, 62}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{19, 3}},
+	269:/* CreateChatCompletionRequest/allOf/1/properties/stop */ {name: ref{14664, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{59, 2}},
+	270:/* CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1 */ {name: ref{14715, 59}, kind: kindScalar, mask: mNull},
+	271:/* CreateChatCompletionRequest/allOf/1/properties/stream */ {name: ref{14774, 53}, kind: kindScalar, mask: mBool | mNull},
+	272:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice */ {name: ref{14827, 58}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{61, 2}},
+	273:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1 */ {name: ref{14885, 66}, kind: kindScalar, mask: mNull},
+	274:/* CreateChatCompletionRequest/allOf/1/properties/tools */ {name: ref{14951, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 275},
+	275:/* CreateChatCompletionRequest/allOf/1/properties/tools/items */ {name: ref{15003, 58}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{22, 2}},
+	276:/* CreateChatCompletionRequest/allOf/1/properties/top_logprobs */ {name: ref{15061, 59}, kind: kindScalar, mask: mInteger | mNull},
+	277:/* CreateChatCompletionResponse/properties/choices */ {name: ref{15120, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 278},
+	278:/* CreateChatCompletionResponse/properties/choices/items */ {name: ref{15167, 53}, kind: kindObject, mask: mObject, props: ref{210, 4}, nreq: 4},
+	279:/* CreateChatCompletionResponse/properties/choices/items/properties/finish_reason */ {name: ref{15233, 78}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{63, 5}},
+	280:/* CreateChatCompletionResponse/properties/choices/items/properties/index */ {name: ref{15331, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	281:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs */ {name: ref{15401, 73}, kind: kindAlts, mask: mNull | mObject, alts: ref{63, 2}},
+	282:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0 */ {name: ref{15474, 81}, kind: kindObject, mask: mObject, props: ref{214, 2}, nreq: 2},
+	283:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content */ {name: ref{15555, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{65, 2}},
+	284:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0 */ {name: ref{15655, 108}, kind: kindArray, mask: mArray, items: 32},
+	285:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1 */ {name: ref{15763, 108}, kind: kindScalar, mask: mNull},
+	286:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal */ {name: ref{15871, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{67, 2}},
+	287:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0 */ {name: ref{15971, 108}, kind: kindArray, mask: mArray, items: 32},
+	288:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1 */ {name: ref{16079, 108}, kind: kindScalar, mask: mNull},
+	289:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1 */ {name: ref{16187, 81}, kind: kindScalar, mask: mNull},
+	290:/* CreateChatCompletionResponse/properties/choices/items/properties/message */ {name: ref{16268, 72}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{69, 2}},
+	291:/* CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1 */ {name: ref{16340, 80}, kind: kindScalar, mask: mNull},
+	292:/* CreateChatCompletionResponse/properties/created */ {name: ref{16420, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	293:/* CreateChatCompletionResponse/properties/id */ {name: ref{16467, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	294:/* CreateChatCompletionResponse/properties/metadata */ {name: ref{16509, 48}, kind: kindAny, mask: mAll},
+	295:/* CreateChatCompletionResponse/properties/model */ {name: ref{16557, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	296:/* CreateChatCompletionResponse/properties/moderation */ {name: ref{16602, 50}, kind: kindAlts, mask: mNull | mObject, alts: ref{71, 2}},
+	297:/* CreateChatCompletionResponse/properties/moderation/anyOf/1 */ {name: ref{16652, 58}, kind: kindScalar, mask: mNull},
+	298:/* CreateChatCompletionResponse/properties/object */ {name: ref{16710, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{68, 1}},
+	299:/* CreateChatCompletionResponse/properties/system_fingerprint */ {name: ref{16771, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	300:/* CreateChatCompletionResponse/properties/usage */ {name: ref{16829, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{73, 2}},
+	301:/* CreateChatCompletionResponse/properties/usage/anyOf/1 */ {name: ref{16874, 53}, kind: kindScalar, mask: mNull},
+	302:/* CreateChatCompletionStreamResponse/properties/choices */ {name: ref{16927, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 303},
+	303:/* CreateChatCompletionStreamResponse/properties/choices/items */ {name: ref{16980, 59}, kind: kindObject, mask: mObject, props: ref{216, 4}, nreq: 3},
+	304:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta */ {name: ref{17044, 76}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{75, 2}},
+	305:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1 */ {name: ref{17120, 84}, kind: kindScalar, mask: mNull},
+	306:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason */ {name: ref{17204, 84}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{69, 5}},
+	307:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/index */ {name: ref{17288, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	308:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs */ {name: ref{17364, 79}, kind: kindObject, mask: mNull | mObject, props: ref{220, 2}, nreq: 2},
+	309:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content */ {name: ref{17443, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	310:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal */ {name: ref{17541, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	311:/* CreateChatCompletionStreamResponse/properties/created */ {name: ref{17639, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	312:/* CreateChatCompletionStreamResponse/properties/id */ {name: ref{17692, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	313:/* CreateChatCompletionStreamResponse/properties/model */ {name: ref{17740, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	314:/* CreateChatCompletionStreamResponse/properties/moderation */ {name: ref{17791, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{77, 2}},
+	315:/* CreateChatCompletionStreamResponse/properties/moderation/anyOf/1 */ {name: ref{17847, 64}, kind: kindScalar, mask: mNull},
+	316:/* CreateChatCompletionStreamResponse/properties/obfuscation */ {name: ref{17911, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	317:/* CreateChatCompletionStreamResponse/properties/object */ {name: ref{17968, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{74, 1}},
+	318:/* CreateChatCompletionStreamResponse/properties/system_fingerprint */ {name: ref{18041, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	319:/* CreateChatCompletionStreamResponse/properties/usage */ {name: ref{18105, 51}, kind: kindAlts, mask: mNull | mObject, alts: ref{79, 2}},
+	320:/* CreateChatCompletionStreamResponse/properties/usage/anyOf/1 */ {name: ref{18156, 59}, kind: kindScalar, mask: mNull},
+	321:/* CustomToolChatCompletions/properties/custom */ {name: ref{18215, 43}, kind: kindObject, mask: mNull | mObject, props: ref{222, 3}, nonull: true, nreq: 1},
+	322:/* CustomToolChatCompletions/properties/custom/properties/description */ {name: ref{18258, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	323:/* CustomToolChatCompletions/properties/custom/properties/format */ {name: ref{18324, 61}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{24, 2}},
+	324:/* CustomToolChatCompletions/properties/custom/properties/name */ {name: ref{18385, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	325:/* CustomToolChatCompletions/properties/type */ {name: ref{18444, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{75, 1}},
+	326:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar */ {name: ref{18485, 63}, kind: kindObject, mask: mNull | mObject, props: ref{225, 2}, nonull: true, nreq: 2},
+	327:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition */ {name: ref{18564, 85}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	328:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax */ {name: ref{18649, 81}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{76, 2}},
+	329:/* CustomToolChatCompletionsCustomFormatGrammar/properties/type */ {name: ref{18739, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{78, 1}},
+	330:/* CustomToolChatCompletionsCustomFormatText/properties/type */ {name: ref{18799, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{79, 1}},
+	331:/* Error/properties/code */ {name: ref{18856, 21}, kind: kindAlts, mask: mNull | mString, alts: ref{81, 2}},
+	332:/* Error/properties/code/anyOf/0 */ {name: ref{18877, 29}, kind: kindScalar, mask: mString},
+	333:/* Error/properties/code/anyOf/1 */ {name: ref{18906, 29}, kind: kindScalar, mask: mNull},
+	334:/* Error/properties/message */ {name: ref{18935, 24}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	335:/* Error/properties/param */ {name: ref{18959, 22}, kind: kindAlts, mask: mNull | mString, alts: ref{83, 2}},
+	336:/* Error/properties/param/anyOf/0 */ {name: ref{18981, 30}, kind: kindScalar, mask: mString},
+	337:/* Error/properties/param/anyOf/1 */ {name: ref{19011, 30}, kind: kindScalar, mask: mNull},
+	338:/* Error/properties/type */ {name: ref{19041, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	339:/* ErrorResponse/properties/error */ {name: ref{19062, 30}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{85, 2}},
+	340:/* ErrorResponse/properties/error/anyOf/1 */ {name: ref{19092, 38}, kind: kindScalar, mask: mNull},
+	341:/* FunctionObject/properties/description */ {name: ref{19130, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	342:/* FunctionObject/properties/name */ {name: ref{19167, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	343:/* FunctionObject/properties/parameters */ {name: ref{19197, 36}, kind: kindAny, mask: mAll},
+	344:/* FunctionObject/properties/strict */ {name: ref{19233, 32}, kind: kindAlts, mask: mBool | mNull, alts: ref{87, 2}},
+	345:/* FunctionObject/properties/strict/anyOf/0 */ {name: ref{19265, 40}, kind: kindScalar, mask: mBool},
+	346:/* FunctionObject/properties/strict/anyOf/1 */ {name: ref{19305, 40}, kind: kindScalar, mask: mNull},
+	347:/* ModerationConfigParam/properties/mode */ {name: ref{19345, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{89, 2}},
+	348:/* ModerationConfigParam/properties/mode/anyOf/1 */ {name: ref{19382, 45}, kind: kindScalar, mask: mNull},
+	349:/* ModerationParam/properties/model */ {name: ref{19427, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	350:/* ModerationParam/properties/policy */ {name: ref{19459, 33}, kind: kindAlts, mask: mNull | mObject, alts: ref{91, 2}},
+	351:/* ModerationParam/properties/policy/anyOf/1 */ {name: ref{19492, 41}, kind: kindScalar, mask: mNull},
+	352:/* ModerationPolicyParam/properties/input */ {name: ref{19533, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{93, 2}},
+	353:/* ModerationPolicyParam/properties/input/anyOf/1 */ {name: ref{19571, 46}, kind: kindScalar, mask: mNull},
+	354:/* ModerationPolicyParam/properties/output */ {name: ref{19617, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{95, 2}},
+	355:/* ModerationPolicyParam/properties/output/anyOf/1 */ {name: ref{19656, 47}, kind: kindScalar, mask: mNull},
+	356:/* ModerationResultBody/properties/categories */ {name: ref{19703, 42}, kind: kindAny, mask: mAll},
+	357:/* ModerationResultBody/properties/category_applied_input_types */ {name: ref{19745, 60}, kind: kindAny, mask: mAll},
+	358:/* ModerationResultBody/properties/category_scores */ {name: ref{19805, 47}, kind: kindAny, mask: mAll},
+	359:/* ModerationResultBody/properties/flagged */ {name: ref{19852, 39}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	360:/* ModerationResultBody/properties/model */ {name: ref{19891, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	361:/* ModerationResultBody/properties/type */ {name: ref{19928, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{80, 1}},
+	362:/* PredictionContent/properties/content */ {name: ref{19981, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{97, 3}},
+	363:/* PredictionContent/properties/content/oneOf/0 */ {name: ref{20017, 44}, kind: kindScalar, mask: mString},
+	364:/* PredictionContent/properties/content/oneOf/1 */ {name: ref{20061, 44}, kind: kindArray, mask: mArray, items: 22},
+	365:/* PredictionContent/properties/content/oneOf/2 */ {name: ref{20105, 44}, kind: kindScalar, mask: mNull},
+	366:/* PredictionContent/properties/type */ {name: ref{20149, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{81, 1}},
+	367:/* PromptCacheBreakpointParam/properties/mode */ {name: ref{20182, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{82, 1}},
+	368:/* PromptCacheOptionsParam/properties/mode */ {name: ref{20224, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{100, 2}},
+	369:/* PromptCacheOptionsParam/properties/mode/anyOf/1 */ {name: ref{20263, 47}, kind: kindScalar, mask: mNull},
+	370:/* PromptCacheOptionsParam/properties/ttl */ {name: ref{20310, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{102, 2}},
+	371:/* PromptCacheOptionsParam/properties/ttl/anyOf/1 */ {name: ref{20348, 46}, kind: kindScalar, mask: mNull},
+	372:/* ResponseFormatJsonObject/properties/type */ {name: ref{20394, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{83, 1}},
+	373:/* ResponseFormatJsonSchema/properties/json_schema */ {name: ref{20434, 47}, kind: kindObject, mask: mNull | mObject, props: ref{227, 4}, nonull: true, nreq: 1},
+	374:/* ResponseFormatJsonSchema/properties/json_schema/properties/description */ {name: ref{20487, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	375:/* ResponseFormatJsonSchema/properties/json_schema/properties/name */ {name: ref{20557, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	376:/* ResponseFormatJsonSchema/properties/json_schema/properties/schema */ {name: ref{20620, 65}, kind: kindAny, mask: mAll},
+	377:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict */ {name: ref{20685, 65}, kind: kindAlts, mask: mBool | mNull, alts: ref{104, 2}},
+	378:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0 */ {name: ref{20750, 73}, kind: kindScalar, mask: mBool},
+	379:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1 */ {name: ref{20823, 73}, kind: kindScalar, mask: mNull},
+	380:/* ResponseFormatJsonSchema/properties/type */ {name: ref{20896, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{84, 1}},
+	381:/* ResponseFormatText/properties/type */ {name: ref{20936, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{85, 1}},
+	382:/* ResponseModalities/items */ {name: ref{20970, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{86, 2}},
+	383:/* StopConfiguration/oneOf/0 */ {name: ref{20994, 25}, kind: kindScalar, mask: mNull | mString},
+	384:/* StopConfiguration/oneOf/1 */ {name: ref{21019, 25}, kind: kindArray, mask: mArray, items: 385},
+	385:/* StopConfiguration/oneOf/1/items */ {name: ref{21044, 31}, kind: kindScalar, mask: mString},
+	386:/* VoiceIdsOrCustomVoice/anyOf/1 */ {name: ref{21075, 29}, kind: kindObject, mask: mObject, props: ref{231, 1}, nreq: 1},
+	387:/* VoiceIdsOrCustomVoice/anyOf/1/properties/id */ {name: ref{21104, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	388:/* WebSearchLocation/properties/city */ {name: ref{21147, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	389:/* WebSearchLocation/properties/country */ {name: ref{21180, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	390:/* WebSearchLocation/properties/region */ {name: ref{21216, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	391:/* WebSearchLocation/properties/timezone */ {name: ref{21251, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
 }
+
+var mistralProps = [...]prop{
+	{ref{26, 4}, 75, true},       // ChatCompletionAllowedTools.mode
+	{ref{30, 5}, 76, true},       // ChatCompletionAllowedTools.tools
+	{ref{67, 13}, 78, true},      // ChatCompletionAllowedToolsChoice.allowed_tools
+	{ref{80, 4}, 80, true},       // ChatCompletionAllowedToolsChoice.type
+	{ref{116, 4}, 81, true},      // ChatCompletionFunctionCallOption.name
+	{ref{143, 11}, 82, false},    // ChatCompletionFunctions.description
+	{ref{116, 4}, 83, true},      // ChatCompletionFunctions.name
+	{ref{154, 10}, 84, false},    // ChatCompletionFunctions.parameters
+	{ref{199, 6}, 85, true},      // ChatCompletionMessageCustomToolCall.custom
+	{ref{205, 2}, 88, true},      // ChatCompletionMessageCustomToolCall.id
+	{ref{80, 4}, 89, true},       // ChatCompletionMessageCustomToolCall.type
+	{ref{236, 8}, 90, true},      // ChatCompletionMessageToolCall.function
+	{ref{205, 2}, 93, true},      // ChatCompletionMessageToolCall.id
+	{ref{80, 4}, 94, true},       // ChatCompletionMessageToolCall.type
+	{ref{236, 8}, 95, false},     // ChatCompletionMessageToolCallChunk.function
+	{ref{205, 2}, 98, false},     // ChatCompletionMessageToolCallChunk.id
+	{ref{278, 5}, 99, true},      // ChatCompletionMessageToolCallChunk.index
+	{ref{80, 4}, 100, false},     // ChatCompletionMessageToolCallChunk.type
+	{ref{337, 5}, 102, true},     // ChatCompletionModeration.input
+	{ref{342, 6}, 103, true},     // ChatCompletionModeration.output
+	{ref{377, 4}, 104, true},     // ChatCompletionModerationError.code
+	{ref{381, 7}, 105, true},     // ChatCompletionModerationError.message
+	{ref{80, 4}, 106, true},      // ChatCompletionModerationError.type
+	{ref{419, 5}, 107, true},     // ChatCompletionModerationResults.model
+	{ref{424, 7}, 108, true},     // ChatCompletionModerationResults.results
+	{ref{80, 4}, 109, true},      // ChatCompletionModerationResults.type
+	{ref{236, 8}, 110, true},     // ChatCompletionNamedToolChoice.function
+	{ref{80, 4}, 112, true},      // ChatCompletionNamedToolChoice.type
+	{ref{199, 6}, 113, true},     // ChatCompletionNamedToolChoiceCustom.custom
+	{ref{80, 4}, 115, true},      // ChatCompletionNamedToolChoiceCustom.type
+	{ref{532, 7}, 116, false},    // ChatCompletionRequestAssistantMessage.content
+	{ref{539, 4}, 121, true},     // ChatCompletionRequestAssistantMessage.role
+	{ref{543, 10}, 122, false},   // ChatCompletionRequestAssistantMessage.tool_calls
+	{ref{532, 7}, 124, true},     // ChatCompletionRequestDeveloperMessage.content
+	{ref{116, 4}, 128, false},    // ChatCompletionRequestDeveloperMessage.name
+	{ref{539, 4}, 129, true},     // ChatCompletionRequestDeveloperMessage.role
+	{ref{532, 7}, 130, true},     // ChatCompletionRequestFunctionMessage.content
+	{ref{116, 4}, 133, true},     // ChatCompletionRequestFunctionMessage.name
+	{ref{539, 4}, 134, true},     // ChatCompletionRequestFunctionMessage.role
+	{ref{780, 11}, 135, true},    // ChatCompletionRequestMessageContentPartAudio.input_audio
+	{ref{80, 4}, 138, true},      // ChatCompletionRequestMessageContentPartAudio.type
+	{ref{834, 4}, 139, true},     // ChatCompletionRequestMessageContentPartFile.file
+	{ref{80, 4}, 143, true},      // ChatCompletionRequestMessageContentPartFile.type
+	{ref{882, 9}, 144, true},     // ChatCompletionRequestMessageContentPartImage.image_url
+	{ref{80, 4}, 147, true},      // ChatCompletionRequestMessageContentPartImage.type
+	{ref{601, 7}, 148, true},     // ChatCompletionRequestMessageContentPartRefusal.refusal
+	{ref{80, 4}, 149, true},      // ChatCompletionRequestMessageContentPartRefusal.type
+	{ref{608, 4}, 150, true},     // ChatCompletionRequestMessageContentPartText.text
+	{ref{80, 4}, 151, true},      // ChatCompletionRequestMessageContentPartText.type
+	{ref{532, 7}, 152, true},     // ChatCompletionRequestSystemMessage.content
+	{ref{539, 4}, 156, true},     // ChatCompletionRequestSystemMessage.role
+	{ref{532, 7}, 157, true},     // ChatCompletionRequestToolMessage.content
+	{ref{539, 4}, 161, true},     // ChatCompletionRequestToolMessage.role
+	{ref{1091, 12}, 162, true},   // ChatCompletionRequestToolMessage.tool_call_id
+	{ref{532, 7}, 163, true},     // ChatCompletionRequestUserMessage.content
+	{ref{539, 4}, 167, true},     // ChatCompletionRequestUserMessage.role
+	{ref{1250, 11}, 168, false},  // ChatCompletionResponseMessage.annotations
+	{ref{1261, 5}, 176, false},   // ChatCompletionResponseMessage.audio
+	{ref{532, 7}, 183, true},     // ChatCompletionResponseMessage.content
+	{ref{1266, 13}, 186, false},  // ChatCompletionResponseMessage.function_call
+	{ref{1279, 9}, 189, false},   // ChatCompletionResponseMessage.reasoning
+	{ref{1288, 17}, 190, false},  // ChatCompletionResponseMessage.reasoning_content
+	{ref{601, 7}, 191, true},     // ChatCompletionResponseMessage.refusal
+	{ref{539, 4}, 194, true},     // ChatCompletionResponseMessage.role
+	{ref{543, 10}, 195, false},   // ChatCompletionResponseMessage.tool_calls
+	{ref{1332, 19}, 197, false},  // ChatCompletionStreamOptions.include_obfuscation
+	{ref{1351, 13}, 198, false},  // ChatCompletionStreamOptions.include_usage
+	{ref{532, 7}, 199, false},    // ChatCompletionStreamResponseDelta.content
+	{ref{1266, 13}, 202, false},  // ChatCompletionStreamResponseDelta.function_call
+	{ref{1279, 9}, 205, false},   // ChatCompletionStreamResponseDelta.reasoning
+	{ref{1288, 17}, 206, false},  // ChatCompletionStreamResponseDelta.reasoning_content
+	{ref{601, 7}, 207, false},    // ChatCompletionStreamResponseDelta.refusal
+	{ref{539, 4}, 210, false},    // ChatCompletionStreamResponseDelta.role
+	{ref{543, 10}, 211, false},   // ChatCompletionStreamResponseDelta.tool_calls
+	{ref{1423, 5}, 212, true},    // ChatCompletionTokenLogprob.bytes
+	{ref{1428, 7}, 216, true},    // ChatCompletionTokenLogprob.logprob
+	{ref{1435, 5}, 217, true},    // ChatCompletionTokenLogprob.token
+	{ref{1440, 12}, 218, true},   // ChatCompletionTokenLogprob.top_logprobs
+	{ref{236, 8}, 226, true},     // ChatCompletionTool.function
+	{ref{80, 4}, 228, true},      // ChatCompletionTool.type
+	{ref{1515, 17}, 231, true},   // CompletionUsage.completion_tokens
+	{ref{1532, 25}, 232, false},  // CompletionUsage.completion_tokens_details
+	{ref{1557, 13}, 238, true},   // CompletionUsage.prompt_tokens
+	{ref{1570, 21}, 239, false},  // CompletionUsage.prompt_tokens_details
+	{ref{1591, 12}, 245, true},   // CompletionUsage.total_tokens
+	{ref{1630, 17}, 255, false},  // CreateChatCompletionRequest.frequency_penalty
+	{ref{1647, 8}, 256, false},   // CreateChatCompletionRequest.logprobs
+	{ref{1655, 10}, 257, false},  // CreateChatCompletionRequest.max_tokens
+	{ref{1665, 8}, 258, true},    // CreateChatCompletionRequest.messages
+	{ref{419, 5}, 259, true},     // CreateChatCompletionRequest.model
+	{ref{1673, 1}, 261, false},   // CreateChatCompletionRequest.n
+	{ref{1674, 19}, 262, false},  // CreateChatCompletionRequest.parallel_tool_calls
+	{ref{1693, 10}, 264, false},  // CreateChatCompletionRequest.prediction
+	{ref{1703, 16}, 267, false},  // CreateChatCompletionRequest.presence_penalty
+	{ref{1719, 11}, 246, false},  // CreateChatCompletionRequest.random_seed
+	{ref{1730, 16}, 62, false},   // CreateChatCompletionRequest.reasoning_effort
+	{ref{1746, 15}, 268, false},  // CreateChatCompletionRequest.response_format
+	{ref{1761, 11}, 247, false},  // CreateChatCompletionRequest.safe_prompt
+	{ref{1772, 4}, 269, false},   // CreateChatCompletionRequest.stop
+	{ref{1776, 6}, 271, false},   // CreateChatCompletionRequest.stream
+	{ref{1782, 11}, 248, false},  // CreateChatCompletionRequest.temperature
+	{ref{1793, 11}, 272, false},  // CreateChatCompletionRequest.tool_choice
+	{ref{30, 5}, 274, false},     // CreateChatCompletionRequest.tools
+	{ref{1440, 12}, 276, false},  // CreateChatCompletionRequest.top_logprobs
+	{ref{1804, 5}, 251, false},   // CreateChatCompletionRequest.top_p
+	{ref{1837, 7}, 277, true},    // CreateChatCompletionResponse.choices
+	{ref{1844, 7}, 292, true},    // CreateChatCompletionResponse.created
+	{ref{205, 2}, 293, true},     // CreateChatCompletionResponse.id
+	{ref{1851, 8}, 294, false},   // CreateChatCompletionResponse.metadata
+	{ref{419, 5}, 295, true},     // CreateChatCompletionResponse.model
+	{ref{1859, 10}, 296, false},  // CreateChatCompletionResponse.moderation
+	{ref{1869, 6}, 298, true},    // CreateChatCompletionResponse.object
+	{ref{1875, 12}, 68, false},   // CreateChatCompletionResponse.service_tier
+	{ref{1887, 18}, 299, false},  // CreateChatCompletionResponse.system_fingerprint
+	{ref{1905, 5}, 300, false},   // CreateChatCompletionResponse.usage
+	{ref{1837, 7}, 302, true},    // CreateChatCompletionStreamResponse.choices
+	{ref{1844, 7}, 311, true},    // CreateChatCompletionStreamResponse.created
+	{ref{205, 2}, 312, true},     // CreateChatCompletionStreamResponse.id
+	{ref{419, 5}, 313, true},     // CreateChatCompletionStreamResponse.model
+	{ref{1859, 10}, 314, false},  // CreateChatCompletionStreamResponse.moderation
+	{ref{1944, 11}, 316, false},  // CreateChatCompletionStreamResponse.obfuscation
+	{ref{1869, 6}, 317, true},    // CreateChatCompletionStreamResponse.object
+	{ref{1875, 12}, 68, false},   // CreateChatCompletionStreamResponse.service_tier
+	{ref{1887, 18}, 318, false},  // CreateChatCompletionStreamResponse.system_fingerprint
+	{ref{1905, 5}, 319, false},   // CreateChatCompletionStreamResponse.usage
+	{ref{1782, 11}, 248, false},  // CreateModelResponseProperties.temperature
+	{ref{1440, 12}, 254, false},  // CreateModelResponseProperties.top_logprobs
+	{ref{1804, 5}, 251, false},   // CreateModelResponseProperties.top_p
+	{ref{199, 6}, 321, true},     // CustomToolChatCompletions.custom
+	{ref{80, 4}, 325, true},      // CustomToolChatCompletions.type
+	{ref{2053, 7}, 326, true},    // CustomToolChatCompletionsCustomFormatGrammar.grammar
+	{ref{80, 4}, 329, true},      // CustomToolChatCompletionsCustomFormatGrammar.type
+	{ref{80, 4}, 330, true},      // CustomToolChatCompletionsCustomFormatText.type
+	{ref{377, 4}, 331, true},     // Error.code
+	{ref{381, 7}, 334, true},     // Error.message
+	{ref{2106, 5}, 335, true},    // Error.param
+	{ref{80, 4}, 338, true},      // Error.type
+	{ref{2124, 5}, 339, true},    // ErrorResponse.error
+	{ref{143, 11}, 341, false},   // FunctionObject.description
+	{ref{116, 4}, 342, true},     // FunctionObject.name
+	{ref{154, 10}, 343, false},   // FunctionObject.parameters
+	{ref{2143, 6}, 344, false},   // FunctionObject.strict
+	{ref{1782, 11}, 248, false},  // ModelResponseProperties.temperature
+	{ref{1804, 5}, 251, false},   // ModelResponseProperties.top_p
+	{ref{26, 4}, 347, true},      // ModerationConfigParam.mode
+	{ref{419, 5}, 349, true},     // ModerationParam.model
+	{ref{2296, 6}, 350, false},   // ModerationParam.policy
+	{ref{337, 5}, 352, false},    // ModerationPolicyParam.input
+	{ref{342, 6}, 354, false},    // ModerationPolicyParam.output
+	{ref{2343, 10}, 356, true},   // ModerationResultBody.categories
+	{ref{2353, 28}, 357, true},   // ModerationResultBody.category_applied_input_types
+	{ref{2381, 15}, 358, true},   // ModerationResultBody.category_scores
+	{ref{2396, 7}, 359, true},    // ModerationResultBody.flagged
+	{ref{419, 5}, 360, true},     // ModerationResultBody.model
+	{ref{80, 4}, 361, true},      // ModerationResultBody.type
+	{ref{532, 7}, 362, true},     // PredictionContent.content
+	{ref{80, 4}, 366, true},      // PredictionContent.type
+	{ref{26, 4}, 367, true},      // PromptCacheBreakpointParam.mode
+	{ref{26, 4}, 368, false},     // PromptCacheOptionsParam.mode
+	{ref{2521, 3}, 370, false},   // PromptCacheOptionsParam.ttl
+	{ref{80, 4}, 372, true},      // ResponseFormatJsonObject.type
+	{ref{2640, 11}, 373, true},   // ResponseFormatJsonSchema.json_schema
+	{ref{80, 4}, 380, true},      // ResponseFormatJsonSchema.type
+	{ref{80, 4}, 381, true},      // ResponseFormatText.type
+	{ref{2858, 4}, 388, false},   // WebSearchLocation.city
+	{ref{2862, 7}, 389, false},   // WebSearchLocation.country
+	{ref{2869, 6}, 390, false},   // WebSearchLocation.region
+	{ref{2875, 8}, 391, false},   // WebSearchLocation.timezone
+	{ref{337, 5}, 86, true},      // ChatCompletionMessageCustomToolCall/properties/custom.input
+	{ref{116, 4}, 87, true},      // ChatCompletionMessageCustomToolCall/properties/custom.name
+	{ref{3714, 9}, 91, true},     // ChatCompletionMessageToolCall/properties/function.arguments
+	{ref{116, 4}, 92, true},      // ChatCompletionMessageToolCall/properties/function.name
+	{ref{3714, 9}, 96, false},    // ChatCompletionMessageToolCallChunk/properties/function.arguments
+	{ref{116, 4}, 97, false},     // ChatCompletionMessageToolCallChunk/properties/function.name
+	{ref{116, 4}, 111, true},     // ChatCompletionNamedToolChoice/properties/function.name
+	{ref{116, 4}, 114, true},     // ChatCompletionNamedToolChoiceCustom/properties/custom.name
+	{ref{6268, 4}, 136, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.data
+	{ref{6272, 6}, 137, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.format
+	{ref{6571, 9}, 140, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_data
+	{ref{6580, 7}, 141, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_id
+	{ref{6587, 8}, 142, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.filename
+	{ref{6956, 6}, 145, false},   // ChatCompletionRequestMessageContentPartImage/properties/image_url.detail
+	{ref{6962, 3}, 146, true},    // ChatCompletionRequestMessageContentPartImage/properties/image_url.url
+	{ref{80, 4}, 170, true},      // ChatCompletionResponseMessage/properties/annotations/items.type
+	{ref{8437, 12}, 171, true},   // ChatCompletionResponseMessage/properties/annotations/items.url_citation
+	{ref{8605, 9}, 172, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.end_index
+	{ref{8614, 11}, 173, true},   // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.start_index
+	{ref{8625, 5}, 174, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.title
+	{ref{6962, 3}, 175, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.url
+	{ref{6268, 4}, 178, true},    // ChatCompletionResponseMessage/properties/audio/anyOf/0.data
+	{ref{9134, 10}, 179, true},   // ChatCompletionResponseMessage/properties/audio/anyOf/0.expires_at
+	{ref{205, 2}, 180, true},     // ChatCompletionResponseMessage/properties/audio/anyOf/0.id
+	{ref{9144, 10}, 181, true},   // ChatCompletionResponseMessage/properties/audio/anyOf/0.transcript
+	{ref{3714, 9}, 187, true},    // ChatCompletionResponseMessage/properties/function_call.arguments
+	{ref{116, 4}, 188, true},     // ChatCompletionResponseMessage/properties/function_call.name
+	{ref{3714, 9}, 203, false},   // ChatCompletionStreamResponseDelta/properties/function_call.arguments
+	{ref{116, 4}, 204, false},    // ChatCompletionStreamResponseDelta/properties/function_call.name
+	{ref{1423, 5}, 220, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{1428, 7}, 224, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{1435, 5}, 225, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.token
+	{ref{12321, 26}, 233, false}, // CompletionUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{12347, 12}, 234, false}, // CompletionUsage/properties/completion_tokens_details.audio_tokens
+	{ref{12359, 16}, 235, false}, // CompletionUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{12375, 26}, 236, false}, // CompletionUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{12401, 11}, 237, false}, // CompletionUsage/properties/completion_tokens_details.text_tokens
+	{ref{12347, 12}, 240, false}, // CompletionUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{12911, 18}, 241, false}, // CompletionUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{12929, 13}, 242, false}, // CompletionUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{12942, 12}, 243, false}, // CompletionUsage/properties/prompt_tokens_details.image_tokens
+	{ref{12401, 11}, 244, false}, // CompletionUsage/properties/prompt_tokens_details.text_tokens
+	{ref{15220, 13}, 279, true},  // CreateChatCompletionResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 280, true},     // CreateChatCompletionResponse/properties/choices/items.index
+	{ref{1647, 8}, 281, true},    // CreateChatCompletionResponse/properties/choices/items.logprobs
+	{ref{381, 7}, 290, true},     // CreateChatCompletionResponse/properties/choices/items.message
+	{ref{532, 7}, 283, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.content
+	{ref{601, 7}, 286, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.refusal
+	{ref{17039, 5}, 304, true},   // CreateChatCompletionStreamResponse/properties/choices/items.delta
+	{ref{15220, 13}, 306, true},  // CreateChatCompletionStreamResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 307, true},     // CreateChatCompletionStreamResponse/properties/choices/items.index
+	{ref{1647, 8}, 308, false},   // CreateChatCompletionStreamResponse/properties/choices/items.logprobs
+	{ref{532, 7}, 309, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.content
+	{ref{601, 7}, 310, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.refusal
+	{ref{143, 11}, 322, false},   // CustomToolChatCompletions/properties/custom.description
+	{ref{6272, 6}, 323, false},   // CustomToolChatCompletions/properties/custom.format
+	{ref{116, 4}, 324, true},     // CustomToolChatCompletions/properties/custom.name
+	{ref{18548, 10}, 327, true},  // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.definition
+	{ref{18558, 6}, 328, true},   // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.syntax
+	{ref{143, 11}, 374, false},   // ResponseFormatJsonSchema/properties/json_schema.description
+	{ref{116, 4}, 375, true},     // ResponseFormatJsonSchema/properties/json_schema.name
+	{ref{20481, 6}, 376, false},  // ResponseFormatJsonSchema/properties/json_schema.schema
+	{ref{2143, 6}, 377, false},   // ResponseFormatJsonSchema/properties/json_schema.strict
+	{ref{205, 2}, 387, true},     // VoiceIdsOrCustomVoice/anyOf/1.id
+}
+
+var mistralCases = [...]tagCase{
+	{ref{601, 7}, 21},    // "refusal"
+	{ref{608, 4}, 22},    // "text"
+	{ref{713, 9}, 13},    // "assistant"
+	{ref{722, 6}, 23},    // "system"
+	{ref{728, 4}, 25},    // "tool"
+	{ref{732, 4}, 27},    // "user"
+	{ref{834, 4}, 19},    // "file"
+	{ref{882, 9}, 20},    // "image_url"
+	{ref{780, 11}, 18},   // "input_audio"
+	{ref{608, 4}, 22},    // "text"
+	{ref{199, 6}, 4},     // "custom"
+	{ref{236, 8}, 5},     // "function"
+	{ref{2124, 5}, 9},    // "error"
+	{ref{4371, 18}, 10},  // "moderation_results"
+	{ref{2124, 5}, 9},    // "error"
+	{ref{4371, 18}, 10},  // "moderation_results"
+	{ref{67, 13}, 1},     // "allowed_tools"
+	{ref{199, 6}, 12},    // "custom"
+	{ref{236, 8}, 11},    // "function"
+	{ref{14653, 11}, 63}, // "json_object"
+	{ref{2640, 11}, 64},  // "json_schema"
+	{ref{608, 4}, 66},    // "text"
+	{ref{199, 6}, 40},    // "custom"
+	{ref{236, 8}, 33},    // "function"
+	{ref{2053, 7}, 41},   // "grammar"
+	{ref{608, 4}, 42},    // "text"
+}
+
+var mistralValues = [...]ref{
+	ref{2252, 5},   // "image"
+	ref{608, 4},    // "text"
+	ref{2271, 5},   // "block"
+	ref{2276, 5},   // "score"
+	ref{2482, 8},   // "explicit"
+	ref{2490, 8},   // "implicit"
+	ref{2542, 3},   // "30m"
+	ref{2560, 4},   // "high"
+	ref{2564, 3},   // "low"
+	ref{2567, 3},   // "max"
+	ref{2570, 6},   // "medium"
+	ref{2576, 7},   // "minimal"
+	ref{2583, 4},   // "none"
+	ref{2587, 5},   // "xhigh"
+	ref{2728, 4},   // "auto"
+	ref{2732, 7},   // "default"
+	ref{2739, 4},   // "fast"
+	ref{2743, 4},   // "flex"
+	ref{2747, 8},   // "priority"
+	ref{2755, 5},   // "scale"
+	ref{2560, 4},   // "high"
+	ref{2564, 3},   // "low"
+	ref{2570, 6},   // "medium"
+	ref{2560, 4},   // "high"
+	ref{2564, 3},   // "low"
+	ref{2570, 6},   // "medium"
+	ref{2728, 4},   // "auto"
+	ref{2925, 8},   // "required"
+	ref{67, 13},    // "allowed_tools"
+	ref{199, 6},    // "custom"
+	ref{236, 8},    // "function"
+	ref{236, 8},    // "function"
+	ref{2124, 5},   // "error"
+	ref{4371, 18},  // "moderation_results"
+	ref{236, 8},    // "function"
+	ref{199, 6},    // "custom"
+	ref{713, 9},    // "assistant"
+	ref{5907, 9},   // "developer"
+	ref{236, 8},    // "function"
+	ref{6446, 3},   // "mp3"
+	ref{6449, 3},   // "wav"
+	ref{780, 11},   // "input_audio"
+	ref{834, 4},    // "file"
+	ref{2728, 4},   // "auto"
+	ref{2560, 4},   // "high"
+	ref{2564, 3},   // "low"
+	ref{882, 9},    // "image_url"
+	ref{601, 7},    // "refusal"
+	ref{608, 4},    // "text"
+	ref{722, 6},    // "system"
+	ref{728, 4},    // "tool"
+	ref{732, 4},    // "user"
+	ref{8437, 12},  // "url_citation"
+	ref{713, 9},    // "assistant"
+	ref{713, 9},    // "assistant"
+	ref{5907, 9},   // "developer"
+	ref{722, 6},    // "system"
+	ref{728, 4},    // "tool"
+	ref{732, 4},    // "user"
+	ref{236, 8},    // "function"
+	ref{2728, 4},   // "auto"
+	ref{2583, 4},   // "none"
+	ref{2925, 8},   // "required"
+	ref{15311, 14}, // "content_filter"
+	ref{1266, 13},  // "function_call"
+	ref{15325, 6},  // "length"
+	ref{1772, 4},   // "stop"
+	ref{543, 10},   // "tool_calls"
+	ref{16756, 15}, // "chat.completion"
+	ref{15311, 14}, // "content_filter"
+	ref{1266, 13},  // "function_call"
+	ref{15325, 6},  // "length"
+	ref{1772, 4},   // "stop"
+	ref{543, 10},   // "tool_calls"
+	ref{18020, 21}, // "chat.completion.chunk"
+	ref{199, 6},    // "custom"
+	ref{18730, 4},  // "lark"
+	ref{18734, 5},  // "regex"
+	ref{2053, 7},   // "grammar"
+	ref{608, 4},    // "text"
+	ref{19964, 17}, // "moderation_result"
+	ref{532, 7},    // "content"
+	ref{2482, 8},   // "explicit"
+	ref{14653, 11}, // "json_object"
+	ref{2640, 11},  // "json_schema"
+	ref{608, 4},    // "text"
+	ref{1261, 5},   // "audio"
+	ref{608, 4},    // "text"
+}
+
+var mistralInts = [...]int32{
+	22, 22, 229, 230, 383, 384, 72, 386, 0, 79, 117, 120, 118, 119, 7, 123,
+	125, 126, 127, 131, 132, 153, 154, 155, 158, 159, 160, 164, 165, 166, 177, 182,
+	184, 185, 192, 193, 7, 196, 200, 201, 208, 209, 213, 215, 221, 223, 45, 227,
+	249, 250, 252, 253, 48, 260, 56, 263, 265, 266, 57, 69, 270, 34, 273, 282,
+	289, 284, 285, 287, 288, 29, 291, 8, 297, 35, 301, 31, 305, 8, 315, 35,
+	320, 332, 333, 336, 337, 43, 340, 345, 346, 52, 348, 54, 351, 50, 353, 50,
+	355, 363, 364, 365, 59, 369, 61, 371, 378, 379,
+}
+
+// mistralText is every name, key, tag and value of the table, each once.
+const mistralText = "" +
+	"ChatCompletionAllowedTools" + "mode" + "tools" + "ChatCompletionAllowedToolsChoice" +
+	"allowed_tools" + "type" + "ChatCompletionFunctionCallOption" + "name" + "ChatCompletionFunctions" +
+	"description" + "parameters" + "ChatCompletionMessageCustomToolCall" + "custom" + "id" +
+	"ChatCompletionMessageToolCall" + "function" + "ChatCompletionMessageToolCallChunk" + "index" +
+	"ChatCompletionMessageToolCalls" + "ChatCompletionModeration" + "input" + "output" +
+	"ChatCompletionModerationError" + "code" + "message" + "ChatCompletionModerationResults" + "model" +
+	"results" + "ChatCompletionNamedToolChoice" + "ChatCompletionNamedToolChoiceCustom" +
+	"ChatCompletionRequestAssistantMessage" + "content" + "role" + "tool_calls" +
+	"ChatCompletionRequestAssistantMessageContentPart" + "refusal" + "text" +
+	"ChatCompletionRequestDeveloperMessage" + "ChatCompletionRequestFunctionMessage" +
+	"ChatCompletionRequestMessage" + "assistant" + "system" + "tool" + "user" +
+	"ChatCompletionRequestMessageContentPartAudio" + "input_audio" +
+	"ChatCompletionRequestMessageContentPartFile" + "file" +
+	"ChatCompletionRequestMessageContentPartImage" + "image_url" +
+	"ChatCompletionRequestMessageContentPartRefusal" + "ChatCompletionRequestMessageContentPartText" +
+	"ChatCompletionRequestSystemMessage" + "ChatCompletionRequestSystemMessageContentPart" +
+	"ChatCompletionRequestToolMessage" + "tool_call_id" + "ChatCompletionRequestToolMessageContentPart" +
+	"ChatCompletionRequestUserMessage" + "ChatCompletionRequestUserMessageContentPart" +
+	"ChatCompletionResponseMessage" + "annotations" + "audio" + "function_call" + "reasoning" +
+	"reasoning_content" + "ChatCompletionStreamOptions" + "include_obfuscation" + "include_usage" +
+	"ChatCompletionStreamResponseDelta" + "ChatCompletionTokenLogprob" + "bytes" + "logprob" + "token" +
+	"top_logprobs" + "ChatCompletionTool" + "ChatCompletionToolChoiceOption" + "CompletionUsage" +
+	"completion_tokens" + "completion_tokens_details" + "prompt_tokens" + "prompt_tokens_details" +
+	"total_tokens" + "CreateChatCompletionRequest" + "frequency_penalty" + "logprobs" + "max_tokens" +
+	"messages" + "n" + "parallel_tool_calls" + "prediction" + "presence_penalty" + "random_seed" +
+	"reasoning_effort" + "response_format" + "safe_prompt" + "stop" + "stream" + "temperature" +
+	"tool_choice" + "top_p" + "CreateChatCompletionResponse" + "choices" + "created" + "metadata" +
+	"moderation" + "object" + "service_tier" + "system_fingerprint" + "usage" +
+	"CreateChatCompletionStreamResponse" + "obfuscation" + "CreateModelResponseProperties" +
+	"CustomToolChatCompletions" + "CustomToolChatCompletionsCustomFormatGrammar" + "grammar" +
+	"CustomToolChatCompletionsCustomFormatText" + "Error" + "param" + "ErrorResponse" + "error" +
+	"FunctionObject" + "strict" + "FunctionParameters" + "Metadata" + "ModelIdsShared" +
+	"ModelResponseProperties" + "ModerationConfigParam" + "ModerationInputType" + "image" +
+	"ModerationMode" + "block" + "score" + "ModerationParam" + "policy" + "ModerationPolicyParam" +
+	"ModerationResultBody" + "categories" + "category_applied_input_types" + "category_scores" +
+	"flagged" + "ParallelToolCalls" + "PredictionContent" + "PromptCacheBreakpointParam" +
+	"PromptCacheModeEnum" + "explicit" + "implicit" + "PromptCacheOptionsParam" + "ttl" +
+	"PromptCacheTTLEnum" + "30m" + "ReasoningEffort" + "high" + "low" + "max" + "medium" + "minimal" +
+	"none" + "xhigh" + "ResponseFormatJsonObject" + "ResponseFormatJsonSchema" + "json_schema" +
+	"ResponseFormatJsonSchemaSchema" + "ResponseFormatText" + "ResponseModalities" + "ServiceTier" +
+	"auto" + "default" + "fast" + "flex" + "priority" + "scale" + "StopConfiguration" + "Verbosity" +
+	"VoiceIdsOrCustomVoice" + "VoiceIdsShared" + "WebSearchContextSize" + "WebSearchLocation" + "city" +
+	"country" + "region" + "timezone" + "ChatCompletionAllowedTools/properties/mode" + "required" +
+	"ChatCompletionAllowedTools/properties/tools" + "ChatCompletionAllowedTools/properties/tools/items" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1" +
+	"ChatCompletionAllowedToolsChoice/properties/type" +
+	"ChatCompletionFunctionCallOption/properties/name" +
+	"ChatCompletionFunctions/properties/description" + "ChatCompletionFunctions/properties/name" +
+	"ChatCompletionFunctions/properties/parameters" +
+	"ChatCompletionMessageCustomToolCall/properties/custom" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/input" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/name" +
+	"ChatCompletionMessageCustomToolCall/properties/id" +
+	"ChatCompletionMessageCustomToolCall/properties/type" +
+	"ChatCompletionMessageToolCall/properties/function" + "arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/name" +
+	"ChatCompletionMessageToolCall/properties/id" + "ChatCompletionMessageToolCall/properties/type" +
+	"ChatCompletionMessageToolCallChunk/properties/function" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/name" +
+	"ChatCompletionMessageToolCallChunk/properties/id" +
+	"ChatCompletionMessageToolCallChunk/properties/index" +
+	"ChatCompletionMessageToolCallChunk/properties/type" + "ChatCompletionMessageToolCalls/items" +
+	"ChatCompletionModeration/properties/input" + "moderation_results" +
+	"ChatCompletionModeration/properties/output" + "ChatCompletionModerationError/properties/code" +
+	"ChatCompletionModerationError/properties/message" + "ChatCompletionModerationError/properties/type" +
+	"ChatCompletionModerationResults/properties/model" +
+	"ChatCompletionModerationResults/properties/results" +
+	"ChatCompletionModerationResults/properties/type" +
+	"ChatCompletionNamedToolChoice/properties/function" +
+	"ChatCompletionNamedToolChoice/properties/function/properties/name" +
+	"ChatCompletionNamedToolChoice/properties/type" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name" +
+	"ChatCompletionNamedToolChoiceCustom/properties/type" +
+	"ChatCompletionRequestAssistantMessage/properties/content" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/role" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestDeveloperMessage/properties/name" +
+	"ChatCompletionRequestDeveloperMessage/properties/role" + "developer" +
+	"ChatCompletionRequestFunctionMessage/properties/content" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestFunctionMessage/properties/name" +
+	"ChatCompletionRequestFunctionMessage/properties/role" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio" + "data" + "format" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format" + "mp3" +
+	"wav" + "ChatCompletionRequestMessageContentPartAudio/properties/type" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file" + "file_data" + "file_id" + "filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/type" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url" + "detail" + "url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/type" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/refusal" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/type" +
+	"ChatCompletionRequestMessageContentPartText/properties/text" +
+	"ChatCompletionRequestMessageContentPartText/properties/type" +
+	"ChatCompletionRequestSystemMessage/properties/content" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestSystemMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/content" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestToolMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/tool_call_id" +
+	"ChatCompletionRequestUserMessage/properties/content" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestUserMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/annotations" +
+	"ChatCompletionResponseMessage/properties/annotations/items" + "url_citation" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/type" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation" + "end_index" +
+	"start_index" + "title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url" +
+	"ChatCompletionResponseMessage/properties/audio" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0" + "expires_at" + "transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/content" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/function_call" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/arguments" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/name" +
+	"ChatCompletionResponseMessage/properties/reasoning" +
+	"ChatCompletionResponseMessage/properties/reasoning_content" +
+	"ChatCompletionResponseMessage/properties/refusal" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/tool_calls" +
+	"ChatCompletionResponseMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionStreamOptions/properties/include_obfuscation" +
+	"ChatCompletionStreamOptions/properties/include_usage" +
+	"ChatCompletionStreamResponseDelta/properties/content" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/function_call" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/name" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning_content" +
+	"ChatCompletionStreamResponseDelta/properties/refusal" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/role" +
+	"ChatCompletionStreamResponseDelta/properties/tool_calls" +
+	"ChatCompletionTokenLogprob/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/logprob" + "ChatCompletionTokenLogprob/properties/token" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token" +
+	"ChatCompletionTool/properties/function" + "ChatCompletionTool/properties/function/anyOf/1" +
+	"ChatCompletionTool/properties/type" + "ChatCompletionToolChoiceOption/oneOf/0" +
+	"ChatCompletionToolChoiceOption/oneOf/1" + "CompletionUsage/properties/completion_tokens" +
+	"CompletionUsage/properties/completion_tokens_details" + "accepted_prediction_tokens" +
+	"audio_tokens" + "reasoning_tokens" + "rejected_prediction_tokens" + "text_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/prompt_tokens" + "CompletionUsage/properties/prompt_tokens_details" +
+	"cache_write_tokens" + "cached_tokens" + "image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/total_tokens" + "CreateChatCompletionRequest/properties/random_seed" +
+	"CreateChatCompletionRequest/properties/safe_prompt" +
+	"ModelResponseProperties/properties/temperature" +
+	"ModelResponseProperties/properties/temperature/anyOf/0" +
+	"ModelResponseProperties/properties/temperature/anyOf/1" +
+	"ModelResponseProperties/properties/top_p" + "ModelResponseProperties/properties/top_p/anyOf/0" +
+	"ModelResponseProperties/properties/top_p/anyOf/1" +
+	"CreateModelResponseProperties/allOf/1/properties/top_logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/frequency_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/messages" +
+	"CreateChatCompletionRequest/allOf/1/properties/model" +
+	"CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/n" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/presence_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/response_format" + "json_object" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/stream" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools/items" +
+	"CreateChatCompletionRequest/allOf/1/properties/top_logprobs" +
+	"CreateChatCompletionResponse/properties/choices" +
+	"CreateChatCompletionResponse/properties/choices/items" + "finish_reason" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/finish_reason" + "content_filter" +
+	"length" + "CreateChatCompletionResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1" +
+	"CreateChatCompletionResponse/properties/created" + "CreateChatCompletionResponse/properties/id" +
+	"CreateChatCompletionResponse/properties/metadata" + "CreateChatCompletionResponse/properties/model" +
+	"CreateChatCompletionResponse/properties/moderation" +
+	"CreateChatCompletionResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionResponse/properties/object" + "chat.completion" +
+	"CreateChatCompletionResponse/properties/system_fingerprint" +
+	"CreateChatCompletionResponse/properties/usage" +
+	"CreateChatCompletionResponse/properties/usage/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices" +
+	"CreateChatCompletionStreamResponse/properties/choices/items" + "delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal" +
+	"CreateChatCompletionStreamResponse/properties/created" +
+	"CreateChatCompletionStreamResponse/properties/id" +
+	"CreateChatCompletionStreamResponse/properties/model" +
+	"CreateChatCompletionStreamResponse/properties/moderation" +
+	"CreateChatCompletionStreamResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/obfuscation" +
+	"CreateChatCompletionStreamResponse/properties/object" + "chat.completion.chunk" +
+	"CreateChatCompletionStreamResponse/properties/system_fingerprint" +
+	"CreateChatCompletionStreamResponse/properties/usage" +
+	"CreateChatCompletionStreamResponse/properties/usage/anyOf/1" +
+	"CustomToolChatCompletions/properties/custom" +
+	"CustomToolChatCompletions/properties/custom/properties/description" +
+	"CustomToolChatCompletions/properties/custom/properties/format" +
+	"CustomToolChatCompletions/properties/custom/properties/name" +
+	"CustomToolChatCompletions/properties/type" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar" + "definition" + "syntax" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax" + "lark" +
+	"regex" + "CustomToolChatCompletionsCustomFormatGrammar/properties/type" +
+	"CustomToolChatCompletionsCustomFormatText/properties/type" + "Error/properties/code" +
+	"Error/properties/code/anyOf/0" + "Error/properties/code/anyOf/1" + "Error/properties/message" +
+	"Error/properties/param" + "Error/properties/param/anyOf/0" + "Error/properties/param/anyOf/1" +
+	"Error/properties/type" + "ErrorResponse/properties/error" +
+	"ErrorResponse/properties/error/anyOf/1" + "FunctionObject/properties/description" +
+	"FunctionObject/properties/name" + "FunctionObject/properties/parameters" +
+	"FunctionObject/properties/strict" + "FunctionObject/properties/strict/anyOf/0" +
+	"FunctionObject/properties/strict/anyOf/1" + "ModerationConfigParam/properties/mode" +
+	"ModerationConfigParam/properties/mode/anyOf/1" + "ModerationParam/properties/model" +
+	"ModerationParam/properties/policy" + "ModerationParam/properties/policy/anyOf/1" +
+	"ModerationPolicyParam/properties/input" + "ModerationPolicyParam/properties/input/anyOf/1" +
+	"ModerationPolicyParam/properties/output" + "ModerationPolicyParam/properties/output/anyOf/1" +
+	"ModerationResultBody/properties/categories" +
+	"ModerationResultBody/properties/category_applied_input_types" +
+	"ModerationResultBody/properties/category_scores" + "ModerationResultBody/properties/flagged" +
+	"ModerationResultBody/properties/model" + "ModerationResultBody/properties/type" +
+	"moderation_result" + "PredictionContent/properties/content" +
+	"PredictionContent/properties/content/oneOf/0" + "PredictionContent/properties/content/oneOf/1" +
+	"PredictionContent/properties/content/oneOf/2" + "PredictionContent/properties/type" +
+	"PromptCacheBreakpointParam/properties/mode" + "PromptCacheOptionsParam/properties/mode" +
+	"PromptCacheOptionsParam/properties/mode/anyOf/1" + "PromptCacheOptionsParam/properties/ttl" +
+	"PromptCacheOptionsParam/properties/ttl/anyOf/1" + "ResponseFormatJsonObject/properties/type" +
+	"ResponseFormatJsonSchema/properties/json_schema" + "schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/description" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/name" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1" +
+	"ResponseFormatJsonSchema/properties/type" + "ResponseFormatText/properties/type" +
+	"ResponseModalities/items" + "StopConfiguration/oneOf/0" + "StopConfiguration/oneOf/1" +
+	"StopConfiguration/oneOf/1/items" + "VoiceIdsOrCustomVoice/anyOf/1" +
+	"VoiceIdsOrCustomVoice/anyOf/1/properties/id" + "WebSearchLocation/properties/city" +
+	"WebSearchLocation/properties/country" + "WebSearchLocation/properties/region" +
+	"WebSearchLocation/properties/timezone"

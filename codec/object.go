@@ -20,8 +20,8 @@ func (x *decoder) object(si int32) error {
 	}
 	defer x.leave(x.enter())
 	t := x.open()
-	var h *hint                               // nil: no property to find, or no hints kept
-	if len(s.props) > 0 && cap(x.hints) > 0 { // (none on a Doc's first Decode)
+	var h *hint                            // nil: no property to find, or no hints kept
+	if s.props.n > 0 && cap(x.hints) > 0 { // (none on a Doc's first Decode)
 		h = x.hintFor(si, len(x.path))
 	}
 	n, nreq := 0, 0
@@ -30,8 +30,8 @@ func (x *decoder) object(si int32) error {
 	// a larger object after them in x.seen.
 	var seen0 uint64
 	base := len(x.seen)
-	if len(s.props) > 64 {
-		x.seen = append(x.seen, make([]uint64, (len(s.props)-1)/64)...)
+	if s.props.n > 64 {
+		x.seen = append(x.seen, make([]uint64, (s.props.n-1)/64)...)
 	}
 	// The keys the object has that its schema does not declare (from
 	// ubase in x.undeclared, then in set).
@@ -74,7 +74,7 @@ func (x *decoder) object(si int32) error {
 				} else {
 					seen0 |= bit
 				}
-				p := &s.props[i]
+				p := &x.tab.props[int(s.props.off)+i]
 				if !p.required {
 					err = x.value(p.schema)
 				} else if nreq++; x.pos < len(x.data) && x.data[x.pos] == 'n' && x.t[p.schema].nonull {
@@ -97,7 +97,7 @@ func (x *decoder) object(si int32) error {
 			}
 		}
 	}
-	if nreq < s.nreq {
+	if nreq < int(s.nreq) {
 		x.missingRequired(s, seen0, base)
 	}
 	x.seen, x.undeclared = x.seen[:base], x.undeclared[:u.base]
@@ -118,7 +118,7 @@ func (x *decoder) findKey(si int32, h *hint, n int) (ks, ke, i int, key []byte, 
 	if h != nil {
 		i, ok = x.prop(si, h, n, key, x.esc)
 	} else {
-		i, ok = findProp(x.t[si].props, key)
+		i, ok = x.tab.findProp(x.tab.propsOf(&x.t[si]), key)
 	}
 	return ks, ke, i, key, ok, nil
 }
@@ -149,13 +149,13 @@ func (x *decoder) nullRequired(p *prop, ks, ke int) error {
 // missingRequired records the required properties of s that the object
 // lacks (seen0 and x.seen from base: those it has).
 func (x *decoder) missingRequired(s *schema, seen0 uint64, base int) {
-	for i, p := range s.props {
+	for i, p := range x.tab.propsOf(s) {
 		w := seen0
 		if i >= 64 {
 			w = x.seen[base+i/64-1]
 		}
 		if p.required && w&(uint64(1)<<(i%64)) == 0 {
-			x.missing(p.key)
+			x.missing(x.tab.str(p.key))
 		}
 	}
 }

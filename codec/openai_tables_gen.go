@@ -4,9 +4,16 @@ package codec
 
 // OpenAI is the shape table of the openai spec (openai.openapi.yaml).
 var OpenAI = &Dialect{
-	name:       "openai",
-	spec:       "openai.openapi.yaml",
-	schemas:    openAISchemas[:],
+	name: "openai",
+	spec: "openai.openapi.yaml",
+	tables: tables{
+		schemas: openAISchemas[:],
+		props:   openAIProps[:],
+		cases:   openAICases[:],
+		ints:    openAIInts[:],
+		values:  openAIValues[:],
+		text:    openAIText,
+	},
 	components: openAIComponents[:],
 	payloads: [numPayloads]int32{
 		ResponsesRequest:               103,
@@ -33,2589 +40,6492 @@ func _() {
 }
 
 var openAIComponents = [...]component{
-	{"AdditionalTools", 0},
-	{"AdditionalToolsItemParam", 1},
-	{"Annotation", 2},
-	{"ApplyPatchCallOutputStatus", 3},
-	{"ApplyPatchCallOutputStatusParam", 4},
-	{"ApplyPatchCallStatus", 5},
-	{"ApplyPatchCallStatusParam", 6},
-	{"ApplyPatchCreateFileOperation", 7},
-	{"ApplyPatchCreateFileOperationParam", 8},
-	{"ApplyPatchDeleteFileOperation", 9},
-	{"ApplyPatchDeleteFileOperationParam", 10},
-	{"ApplyPatchOperationParam", 11},
-	{"ApplyPatchToolCall", 12},
-	{"ApplyPatchToolCallItemParam", 13},
-	{"ApplyPatchToolCallOutput", 14},
-	{"ApplyPatchToolCallOutputItemParam", 15},
-	{"ApplyPatchToolParam", 16},
-	{"ApplyPatchUpdateFileOperation", 17},
-	{"ApplyPatchUpdateFileOperationParam", 18},
-	{"ApproximateLocation", 19},
-	{"AutoCodeInterpreterToolParam", 20},
-	{"CallableToolAllowedCaller", 21},
-	{"ChatCompletionAllowedTools", 22},
-	{"ChatCompletionAllowedToolsChoice", 23},
-	{"ChatCompletionFunctionCallOption", 24},
-	{"ChatCompletionFunctions", 25},
-	{"ChatCompletionMessageCustomToolCall", 26},
-	{"ChatCompletionMessageToolCall", 27},
-	{"ChatCompletionMessageToolCallChunk", 28},
-	{"ChatCompletionMessageToolCalls", 29},
-	{"ChatCompletionModeration", 30},
-	{"ChatCompletionModerationError", 31},
-	{"ChatCompletionModerationResults", 32},
-	{"ChatCompletionNamedToolChoice", 33},
-	{"ChatCompletionNamedToolChoiceCustom", 34},
-	{"ChatCompletionRequestAssistantMessage", 35},
-	{"ChatCompletionRequestAssistantMessageContentPart", 36},
-	{"ChatCompletionRequestDeveloperMessage", 37},
-	{"ChatCompletionRequestFunctionMessage", 38},
-	{"ChatCompletionRequestMessage", 39},
-	{"ChatCompletionRequestMessageContentPartAudio", 40},
-	{"ChatCompletionRequestMessageContentPartFile", 41},
-	{"ChatCompletionRequestMessageContentPartImage", 42},
-	{"ChatCompletionRequestMessageContentPartRefusal", 43},
-	{"ChatCompletionRequestMessageContentPartText", 44},
-	{"ChatCompletionRequestSystemMessage", 45},
-	{"ChatCompletionRequestSystemMessageContentPart", 46},
-	{"ChatCompletionRequestToolMessage", 47},
-	{"ChatCompletionRequestToolMessageContentPart", 48},
-	{"ChatCompletionRequestUserMessage", 49},
-	{"ChatCompletionRequestUserMessageContentPart", 50},
-	{"ChatCompletionResponseMessage", 51},
-	{"ChatCompletionStreamOptions", 52},
-	{"ChatCompletionStreamResponseDelta", 53},
-	{"ChatCompletionTokenLogprob", 54},
-	{"ChatCompletionTool", 55},
-	{"ChatCompletionToolChoiceOption", 56},
-	{"ClickButtonType", 57},
-	{"ClickParam", 58},
-	{"CodeInterpreterOutputImage", 59},
-	{"CodeInterpreterOutputLogs", 60},
-	{"CodeInterpreterTool", 61},
-	{"CodeInterpreterToolCall", 62},
-	{"CompactionBody", 63},
-	{"CompactionSummaryItemParam", 64},
-	{"CompactionTriggerItemParam", 65},
-	{"ComparisonFilter", 66},
-	{"CompletionUsage", 67},
-	{"CompoundFilter", 68},
-	{"ComputerAction", 69},
-	{"ComputerActionList", 70},
-	{"ComputerCallOutputItemParam", 71},
-	{"ComputerCallOutputStatus", 72},
-	{"ComputerCallSafetyCheckParam", 73},
-	{"ComputerEnvironment", 74},
-	{"ComputerScreenshotContent", 75},
-	{"ComputerScreenshotImage", 76},
-	{"ComputerTool", 77},
-	{"ComputerToolCall", 78},
-	{"ComputerToolCallOutput", 79},
-	{"ComputerToolCallOutputResource", 80},
-	{"ComputerUsePreviewTool", 81},
-	{"ContainerAutoParam", 82},
-	{"ContainerFileCitationBody", 83},
-	{"ContainerMemoryLimit", 84},
-	{"ContainerNetworkPolicyAllowlistParam", 85},
-	{"ContainerNetworkPolicyDisabledParam", 86},
-	{"ContainerNetworkPolicyDomainSecretParam", 87},
-	{"ContainerReferenceParam", 88},
-	{"ContainerReferenceResource", 89},
-	{"ContextManagementParam", 90},
-	{"ConversationItem", 91},
-	{"ConversationItemList", 92},
-	{"ConversationParam", 93},
-	{"ConversationParam-2", 94},
-	{"ConversationResource", 95},
-	{"CoordParam", 96},
-	{"CreateChatCompletionRequest", 97},
-	{"CreateChatCompletionResponse", 98},
-	{"CreateChatCompletionStreamResponse", 99},
-	{"CreateConversationBody", 100},
-	{"CreateConversationItemsRequest", 101},
-	{"CreateModelResponseProperties", 102},
-	{"CreateResponse", 103},
-	{"CustomGrammarFormatParam", 104},
-	{"CustomTextFormatParam", 105},
-	{"CustomToolCall", 106},
-	{"CustomToolCallOutput", 107},
-	{"CustomToolCallOutputResource", 108},
-	{"CustomToolCallResource", 109},
-	{"CustomToolChatCompletions", 110},
-	{"CustomToolChatCompletionsCustomFormatGrammar", 111},
-	{"CustomToolChatCompletionsCustomFormatText", 112},
-	{"CustomToolParam", 113},
-	{"DeletedConversationResource", 114},
-	{"DetailEnum", 115},
-	{"DirectToolCallCaller", 116},
-	{"DirectToolCallCallerParam", 117},
-	{"DoubleClickAction", 118},
-	{"DragParam", 119},
-	{"EasyInputMessage", 120},
-	{"EmptyModelParam", 121},
-	{"Error", 122},
-	{"ErrorResponse", 123},
-	{"FileCitationBody", 124},
-	{"FileDetailEnum", 125},
-	{"FileInputDetail", 126},
-	{"FilePath", 127},
-	{"FileSearchTool", 128},
-	{"FileSearchToolCall", 129},
-	{"Filters", 130},
-	{"FunctionAndCustomToolCallOutput", 131},
-	{"FunctionCallItemStatus", 132},
-	{"FunctionCallOutputItemParam", 133},
-	{"FunctionCallOutputStatusEnum", 134},
-	{"FunctionCallStatus", 135},
-	{"FunctionObject", 136},
-	{"FunctionParameters", 137},
-	{"FunctionShellAction", 138},
-	{"FunctionShellActionParam", 139},
-	{"FunctionShellCall", 140},
-	{"FunctionShellCallItemParam", 141},
-	{"FunctionShellCallItemStatus", 142},
-	{"FunctionShellCallOutput", 143},
-	{"FunctionShellCallOutputContent", 144},
-	{"FunctionShellCallOutputContentParam", 145},
-	{"FunctionShellCallOutputExitOutcome", 146},
-	{"FunctionShellCallOutputExitOutcomeParam", 147},
-	{"FunctionShellCallOutputItemParam", 148},
-	{"FunctionShellCallOutputOutcomeParam", 149},
-	{"FunctionShellCallOutputStatusEnum", 150},
-	{"FunctionShellCallOutputTimeoutOutcome", 151},
-	{"FunctionShellCallOutputTimeoutOutcomeParam", 152},
-	{"FunctionShellCallStatus", 153},
-	{"FunctionShellToolParam", 154},
-	{"FunctionTool", 155},
-	{"FunctionToolCall", 156},
-	{"FunctionToolCallOutput", 157},
-	{"FunctionToolCallOutputResource", 158},
-	{"FunctionToolCallResource", 159},
-	{"FunctionToolParam", 160},
-	{"GrammarSyntax1", 161},
-	{"HTTPError", 162},
-	{"HybridSearchOptions", 163},
-	{"ImageDetail", 164},
-	{"ImageGenActionEnum", 165},
-	{"ImageGenTool", 166},
-	{"ImageGenToolCall", 167},
-	{"IncludeEnum", 168},
-	{"InlineSkillParam", 169},
-	{"InlineSkillSourceParam", 170},
-	{"InputContent", 171},
-	{"InputFidelity", 172},
-	{"InputFileContent", 173},
-	{"InputFileContentParam", 174},
-	{"InputImageContent", 175},
-	{"InputImageContentParamAutoParam", 176},
-	{"InputItem", 177},
-	{"InputItemMessage", 178},
-	{"InputMessage", 179},
-	{"InputMessageContentList", 180},
-	{"InputMessageResource", 181},
-	{"InputParam", 182},
-	{"InputTextContent", 183},
-	{"InputTextContentParam", 184},
-	{"Item", 185},
-	{"ItemMessage", 186},
-	{"ItemReferenceParam", 187},
-	{"ItemResource", 188},
-	{"ItemResourceMessage", 189},
-	{"KeyPressAction", 190},
-	{"LocalEnvironmentParam", 191},
-	{"LocalEnvironmentResource", 192},
-	{"LocalShellExecAction", 193},
-	{"LocalShellToolCall", 194},
-	{"LocalShellToolCallOutput", 195},
-	{"LocalShellToolParam", 196},
-	{"LocalSkillParam", 197},
-	{"LogProb", 198},
-	{"MCPApprovalRequest", 199},
-	{"MCPApprovalResponse", 200},
-	{"MCPApprovalResponseResource", 201},
-	{"MCPListTools", 202},
-	{"MCPListToolsTool", 203},
-	{"MCPProtocolError", 204},
-	{"MCPTool", 205},
-	{"MCPToolCall", 206},
-	{"MCPToolCallError", 207},
-	{"MCPToolCallStatus", 208},
-	{"MCPToolExecutionError", 209},
-	{"MCPToolFilter", 210},
-	{"Message", 211},
-	{"MessagePhase", 212},
-	{"MessagePhase-2", 213},
-	{"MessageRole", 214},
-	{"MessageStatus", 215},
-	{"Metadata", 216},
-	{"ModelIdsResponses", 217},
-	{"ModelIdsShared", 218},
-	{"ModelResponseProperties", 219},
-	{"Moderation", 220},
-	{"ModerationConfigParam", 221},
-	{"ModerationErrorBody", 222},
-	{"ModerationInputType", 223},
-	{"ModerationMode", 224},
-	{"ModerationParam", 225},
-	{"ModerationPolicyParam", 226},
-	{"ModerationResultBody", 227},
-	{"MoveParam", 228},
-	{"NamespaceToolParam", 229},
-	{"OutputContent", 230},
-	{"OutputItem", 231},
-	{"OutputMessage", 232},
-	{"OutputMessageContent", 233},
-	{"OutputTextContent", 234},
-	{"ParallelToolCalls", 235},
-	{"PredictionContent", 236},
-	{"Program", 237},
-	{"ProgramItemParam", 238},
-	{"ProgramOutput", 239},
-	{"ProgramOutputItemParam", 240},
-	{"ProgramOutputItemStatus", 241},
-	{"ProgramOutputStatus", 242},
-	{"ProgramToolCallCaller", 243},
-	{"ProgramToolCallCallerParam", 244},
-	{"ProgrammaticToolCallingParam", 245},
-	{"Prompt", 246},
-	{"PromptCacheBreakpointConfig", 247},
-	{"PromptCacheBreakpointParam", 248},
-	{"PromptCacheModeEnum", 249},
-	{"PromptCacheOptions", 250},
-	{"PromptCacheOptionsParam", 251},
-	{"PromptCacheTTLEnum", 252},
-	{"RankerVersionType", 253},
-	{"RankingOptions", 254},
-	{"Reasoning", 255},
-	{"ReasoningEffort", 256},
-	{"ReasoningItem", 257},
-	{"ReasoningModeEnum", 258},
-	{"ReasoningTextContent", 259},
-	{"RefusalContent", 260},
-	{"Response", 261},
-	{"ResponseAudioDeltaEvent", 262},
-	{"ResponseAudioDoneEvent", 263},
-	{"ResponseAudioTranscriptDeltaEvent", 264},
-	{"ResponseAudioTranscriptDoneEvent", 265},
-	{"ResponseCodeInterpreterCallCodeDeltaEvent", 266},
-	{"ResponseCodeInterpreterCallCodeDoneEvent", 267},
-	{"ResponseCodeInterpreterCallCompletedEvent", 268},
-	{"ResponseCodeInterpreterCallInProgressEvent", 269},
-	{"ResponseCodeInterpreterCallInterpretingEvent", 270},
-	{"ResponseCompletedEvent", 271},
-	{"ResponseContentPartAddedEvent", 272},
-	{"ResponseContentPartDoneEvent", 273},
-	{"ResponseConversation", 274},
-	{"ResponseCreatedEvent", 275},
-	{"ResponseCustomToolCallInputDeltaEvent", 276},
-	{"ResponseCustomToolCallInputDoneEvent", 277},
-	{"ResponseError", 278},
-	{"ResponseErrorCode", 279},
-	{"ResponseErrorEvent", 280},
-	{"ResponseFailedEvent", 281},
-	{"ResponseFileSearchCallCompletedEvent", 282},
-	{"ResponseFileSearchCallInProgressEvent", 283},
-	{"ResponseFileSearchCallSearchingEvent", 284},
-	{"ResponseFormatJsonObject", 285},
-	{"ResponseFormatJsonSchema", 286},
-	{"ResponseFormatJsonSchemaSchema", 287},
-	{"ResponseFormatText", 288},
-	{"ResponseFunctionCallArgumentsDeltaEvent", 289},
-	{"ResponseFunctionCallArgumentsDoneEvent", 290},
-	{"ResponseImageGenCallCompletedEvent", 291},
-	{"ResponseImageGenCallGeneratingEvent", 292},
-	{"ResponseImageGenCallInProgressEvent", 293},
-	{"ResponseImageGenCallPartialImageEvent", 294},
-	{"ResponseInProgressEvent", 295},
-	{"ResponseIncompleteEvent", 296},
-	{"ResponseItemList", 297},
-	{"ResponseLogProb", 298},
-	{"ResponseMCPCallArgumentsDeltaEvent", 299},
-	{"ResponseMCPCallArgumentsDoneEvent", 300},
-	{"ResponseMCPCallCompletedEvent", 301},
-	{"ResponseMCPCallFailedEvent", 302},
-	{"ResponseMCPCallInProgressEvent", 303},
-	{"ResponseMCPListToolsCompletedEvent", 304},
-	{"ResponseMCPListToolsFailedEvent", 305},
-	{"ResponseMCPListToolsInProgressEvent", 306},
-	{"ResponseModalities", 307},
-	{"ResponseOutputItemAddedEvent", 308},
-	{"ResponseOutputItemDoneEvent", 309},
-	{"ResponseOutputTextAnnotationAddedEvent", 310},
-	{"ResponsePromptVariables", 311},
-	{"ResponseProperties", 312},
-	{"ResponseQueuedEvent", 313},
-	{"ResponseReasoningSummaryPartAddedEvent", 314},
-	{"ResponseReasoningSummaryPartDoneEvent", 315},
-	{"ResponseReasoningSummaryTextDeltaEvent", 316},
-	{"ResponseReasoningSummaryTextDoneEvent", 317},
-	{"ResponseReasoningTextDeltaEvent", 318},
-	{"ResponseReasoningTextDoneEvent", 319},
-	{"ResponseRefusalDeltaEvent", 320},
-	{"ResponseRefusalDoneEvent", 321},
-	{"ResponseShellCallCommandAddedStreamingEvent", 322},
-	{"ResponseShellCallCommandDeltaStreamingEvent", 323},
-	{"ResponseShellCallCommandDoneStreamingEvent", 324},
-	{"ResponseShellCallOutputContentDeltaStreamingEvent", 325},
-	{"ResponseShellCallOutputContentDoneStreamingEvent", 326},
-	{"ResponseStreamEvent", 327},
-	{"ResponseStreamOptions", 328},
-	{"ResponseTextDeltaEvent", 329},
-	{"ResponseTextDoneEvent", 330},
-	{"ResponseTextParam", 331},
-	{"ResponseUsage", 332},
-	{"ResponseWebSearchCallCompletedEvent", 333},
-	{"ResponseWebSearchCallInProgressEvent", 334},
-	{"ResponseWebSearchCallSearchingEvent", 335},
-	{"ScreenshotParam", 336},
-	{"ScrollParam", 337},
-	{"SearchContentType", 338},
-	{"SearchContextSize", 339},
-	{"ServiceTier", 340},
-	{"ServiceTierResponses", 341},
-	{"ShellCallOutputDelta", 342},
-	{"SkillReferenceParam", 343},
-	{"SpecificApplyPatchParam", 344},
-	{"SpecificFunctionShellParam", 345},
-	{"SpecificProgrammaticToolCallingParam", 346},
-	{"StopConfiguration", 347},
-	{"SummaryTextContent", 348},
-	{"TextContent", 349},
-	{"TextResponseFormatConfiguration", 350},
-	{"TextResponseFormatJsonSchema", 351},
-	{"Tool", 352},
-	{"ToolCallCaller", 353},
-	{"ToolCallCallerParam", 354},
-	{"ToolChoiceAllowed", 355},
-	{"ToolChoiceCustom", 356},
-	{"ToolChoiceFunction", 357},
-	{"ToolChoiceMCP", 358},
-	{"ToolChoiceOptions", 359},
-	{"ToolChoiceParam", 360},
-	{"ToolChoiceTypes", 361},
-	{"ToolSearchCall", 362},
-	{"ToolSearchCallItemParam", 363},
-	{"ToolSearchExecutionType", 364},
-	{"ToolSearchOutput", 365},
-	{"ToolSearchOutputItemParam", 366},
-	{"ToolSearchToolParam", 367},
-	{"ToolsArray", 368},
-	{"TopLogProb", 369},
-	{"TypeParam", 370},
-	{"UpdateConversationBody", 371},
-	{"UrlCitationBody", 372},
-	{"VectorStoreFileAttributes", 373},
-	{"Verbosity", 374},
-	{"VoiceIdsOrCustomVoice", 375},
-	{"VoiceIdsShared", 376},
-	{"WaitParam", 377},
-	{"WebSearchActionFind", 378},
-	{"WebSearchActionOpenPage", 379},
-	{"WebSearchActionSearch", 380},
-	{"WebSearchApproximateLocation", 381},
-	{"WebSearchContextSize", 382},
-	{"WebSearchLocation", 383},
-	{"WebSearchPreviewTool", 384},
-	{"WebSearchTool", 385},
-	{"WebSearchToolCall", 386},
+	{ref{0, 15}, 0},       // AdditionalTools
+	{ref{30, 24}, 1},      // AdditionalToolsItemParam
+	{ref{54, 10}, 2},      // Annotation
+	{ref{121, 26}, 3},     // ApplyPatchCallOutputStatus
+	{ref{162, 31}, 4},     // ApplyPatchCallOutputStatusParam
+	{ref{193, 20}, 5},     // ApplyPatchCallStatus
+	{ref{224, 25}, 6},     // ApplyPatchCallStatusParam
+	{ref{249, 29}, 7},     // ApplyPatchCreateFileOperation
+	{ref{286, 34}, 8},     // ApplyPatchCreateFileOperationParam
+	{ref{320, 29}, 9},     // ApplyPatchDeleteFileOperation
+	{ref{349, 34}, 10},    // ApplyPatchDeleteFileOperationParam
+	{ref{383, 24}, 11},    // ApplyPatchOperationParam
+	{ref{440, 18}, 12},    // ApplyPatchToolCall
+	{ref{496, 27}, 13},    // ApplyPatchToolCallItemParam
+	{ref{523, 24}, 14},    // ApplyPatchToolCallOutput
+	{ref{553, 33}, 15},    // ApplyPatchToolCallOutputItemParam
+	{ref{586, 19}, 16},    // ApplyPatchToolParam
+	{ref{620, 29}, 17},    // ApplyPatchUpdateFileOperation
+	{ref{649, 34}, 18},    // ApplyPatchUpdateFileOperationParam
+	{ref{683, 19}, 19},    // ApproximateLocation
+	{ref{727, 28}, 20},    // AutoCodeInterpreterToolParam
+	{ref{789, 25}, 21},    // CallableToolAllowedCaller
+	{ref{832, 26}, 22},    // ChatCompletionAllowedTools
+	{ref{862, 32}, 23},    // ChatCompletionAllowedToolsChoice
+	{ref{907, 32}, 24},    // ChatCompletionFunctionCallOption
+	{ref{943, 23}, 25},    // ChatCompletionFunctions
+	{ref{987, 35}, 26},    // ChatCompletionMessageCustomToolCall
+	{ref{1028, 29}, 27},   // ChatCompletionMessageToolCall
+	{ref{1065, 34}, 28},   // ChatCompletionMessageToolCallChunk
+	{ref{1104, 30}, 29},   // ChatCompletionMessageToolCalls
+	{ref{1134, 24}, 30},   // ChatCompletionModeration
+	{ref{1163, 29}, 31},   // ChatCompletionModerationError
+	{ref{1203, 31}, 32},   // ChatCompletionModerationResults
+	{ref{1246, 29}, 33},   // ChatCompletionNamedToolChoice
+	{ref{1275, 35}, 34},   // ChatCompletionNamedToolChoiceCustom
+	{ref{1310, 37}, 35},   // ChatCompletionRequestAssistantMessage
+	{ref{1389, 48}, 36},   // ChatCompletionRequestAssistantMessageContentPart
+	{ref{1441, 37}, 37},   // ChatCompletionRequestDeveloperMessage
+	{ref{1478, 36}, 38},   // ChatCompletionRequestFunctionMessage
+	{ref{1514, 28}, 39},   // ChatCompletionRequestMessage
+	{ref{1574, 44}, 40},   // ChatCompletionRequestMessageContentPartAudio
+	{ref{1652, 43}, 41},   // ChatCompletionRequestMessageContentPartFile
+	{ref{1699, 44}, 42},   // ChatCompletionRequestMessageContentPartImage
+	{ref{1752, 46}, 43},   // ChatCompletionRequestMessageContentPartRefusal
+	{ref{1798, 43}, 44},   // ChatCompletionRequestMessageContentPartText
+	{ref{1841, 34}, 45},   // ChatCompletionRequestSystemMessage
+	{ref{1875, 45}, 46},   // ChatCompletionRequestSystemMessageContentPart
+	{ref{1920, 32}, 47},   // ChatCompletionRequestToolMessage
+	{ref{1964, 43}, 48},   // ChatCompletionRequestToolMessageContentPart
+	{ref{2007, 32}, 49},   // ChatCompletionRequestUserMessage
+	{ref{2039, 43}, 50},   // ChatCompletionRequestUserMessageContentPart
+	{ref{2082, 29}, 51},   // ChatCompletionResponseMessage
+	{ref{2148, 27}, 52},   // ChatCompletionStreamOptions
+	{ref{2207, 33}, 53},   // ChatCompletionStreamResponseDelta
+	{ref{2240, 26}, 54},   // ChatCompletionTokenLogprob
+	{ref{2295, 18}, 55},   // ChatCompletionTool
+	{ref{2313, 30}, 56},   // ChatCompletionToolChoiceOption
+	{ref{2343, 15}, 57},   // ClickButtonType
+	{ref{2383, 10}, 58},   // ClickParam
+	{ref{2405, 26}, 59},   // CodeInterpreterOutputImage
+	{ref{2434, 25}, 60},   // CodeInterpreterOutputLogs
+	{ref{2463, 19}, 61},   // CodeInterpreterTool
+	{ref{2491, 23}, 62},   // CodeInterpreterToolCall
+	{ref{2533, 14}, 63},   // CompactionBody
+	{ref{2564, 26}, 64},   // CompactionSummaryItemParam
+	{ref{2590, 26}, 65},   // CompactionTriggerItemParam
+	{ref{2616, 16}, 66},   // ComparisonFilter
+	{ref{2640, 15}, 67},   // CompletionUsage
+	{ref{2743, 14}, 68},   // CompoundFilter
+	{ref{2764, 14}, 69},   // ComputerAction
+	{ref{2831, 18}, 70},   // ComputerActionList
+	{ref{2849, 27}, 71},   // ComputerCallOutputItemParam
+	{ref{2902, 24}, 72},   // ComputerCallOutputStatus
+	{ref{2936, 28}, 73},   // ComputerCallSafetyCheckParam
+	{ref{2964, 19}, 74},   // ComputerEnvironment
+	{ref{3011, 25}, 75},   // ComputerScreenshotContent
+	{ref{3049, 23}, 76},   // ComputerScreenshotImage
+	{ref{3072, 12}, 77},   // ComputerTool
+	{ref{3084, 16}, 78},   // ComputerToolCall
+	{ref{3134, 22}, 79},   // ComputerToolCallOutput
+	{ref{3156, 30}, 80},   // ComputerToolCallOutputResource
+	{ref{3186, 22}, 81},   // ComputerUsePreviewTool
+	{ref{3246, 18}, 82},   // ContainerAutoParam
+	{ref{3270, 25}, 83},   // ContainerFileCitationBody
+	{ref{3323, 20}, 84},   // ContainerMemoryLimit
+	{ref{3353, 36}, 85},   // ContainerNetworkPolicyAllowlistParam
+	{ref{3418, 35}, 86},   // ContainerNetworkPolicyDisabledParam
+	{ref{3453, 39}, 87},   // ContainerNetworkPolicyDomainSecretParam
+	{ref{3498, 23}, 88},   // ContainerReferenceParam
+	{ref{3521, 26}, 89},   // ContainerReferenceResource
+	{ref{3547, 22}, 90},   // ContextManagementParam
+	{ref{3586, 16}, 91},   // ConversationItem
+	{ref{4016, 20}, 92},   // ConversationItemList
+	{ref{4069, 17}, 93},   // ConversationParam
+	{ref{4086, 19}, 94},   // ConversationParam-2
+	{ref{4105, 20}, 95},   // ConversationResource
+	{ref{4143, 10}, 96},   // CoordParam
+	{ref{4153, 27}, 97},   // CreateChatCompletionRequest
+	{ref{4534, 28}, 98},   // CreateChatCompletionResponse
+	{ref{4599, 34}, 99},   // CreateChatCompletionStreamResponse
+	{ref{4644, 22}, 100},  // CreateConversationBody
+	{ref{4671, 30}, 101},  // CreateConversationItemsRequest
+	{ref{4701, 29}, 102},  // CreateModelResponseProperties
+	{ref{4730, 14}, 103},  // CreateResponse
+	{ref{4870, 24}, 104},  // CustomGrammarFormatParam
+	{ref{4910, 21}, 105},  // CustomTextFormatParam
+	{ref{4931, 14}, 106},  // CustomToolCall
+	{ref{4954, 20}, 107},  // CustomToolCallOutput
+	{ref{4974, 28}, 108},  // CustomToolCallOutputResource
+	{ref{5002, 22}, 109},  // CustomToolCallResource
+	{ref{5024, 25}, 110},  // CustomToolChatCompletions
+	{ref{5049, 44}, 111},  // CustomToolChatCompletionsCustomFormatGrammar
+	{ref{5100, 41}, 112},  // CustomToolChatCompletionsCustomFormatText
+	{ref{5141, 15}, 113},  // CustomToolParam
+	{ref{5175, 27}, 114},  // DeletedConversationResource
+	{ref{5209, 10}, 115},  // DetailEnum
+	{ref{5238, 20}, 116},  // DirectToolCallCaller
+	{ref{5258, 25}, 117},  // DirectToolCallCallerParam
+	{ref{5283, 17}, 118},  // DoubleClickAction
+	{ref{5300, 9}, 119},   // DragParam
+	{ref{5309, 16}, 120},  // EasyInputMessage
+	{ref{5330, 15}, 121},  // EmptyModelParam
+	{ref{5345, 5}, 122},   // Error
+	{ref{5355, 13}, 123},  // ErrorResponse
+	{ref{5373, 16}, 124},  // FileCitationBody
+	{ref{5389, 14}, 125},  // FileDetailEnum
+	{ref{5403, 15}, 126},  // FileInputDetail
+	{ref{5418, 8}, 127},   // FilePath
+	{ref{5426, 14}, 128},  // FileSearchTool
+	{ref{5486, 18}, 129},  // FileSearchToolCall
+	{ref{5511, 7}, 130},   // Filters
+	{ref{5542, 31}, 131},  // FunctionAndCustomToolCallOutput
+	{ref{5604, 22}, 132},  // FunctionCallItemStatus
+	{ref{5626, 27}, 133},  // FunctionCallOutputItemParam
+	{ref{5653, 28}, 134},  // FunctionCallOutputStatusEnum
+	{ref{5681, 18}, 135},  // FunctionCallStatus
+	{ref{5699, 14}, 136},  // FunctionObject
+	{ref{5719, 18}, 137},  // FunctionParameters
+	{ref{5737, 19}, 138},  // FunctionShellAction
+	{ref{5791, 24}, 139},  // FunctionShellActionParam
+	{ref{5815, 17}, 140},  // FunctionShellCall
+	{ref{5832, 26}, 141},  // FunctionShellCallItemParam
+	{ref{5858, 27}, 142},  // FunctionShellCallItemStatus
+	{ref{5885, 23}, 143},  // FunctionShellCallOutput
+	{ref{5908, 30}, 144},  // FunctionShellCallOutputContent
+	{ref{5957, 35}, 145},  // FunctionShellCallOutputContentParam
+	{ref{5992, 34}, 146},  // FunctionShellCallOutputExitOutcome
+	{ref{6035, 39}, 147},  // FunctionShellCallOutputExitOutcomeParam
+	{ref{6074, 32}, 148},  // FunctionShellCallOutputItemParam
+	{ref{6106, 35}, 149},  // FunctionShellCallOutputOutcomeParam
+	{ref{6152, 33}, 150},  // FunctionShellCallOutputStatusEnum
+	{ref{6185, 37}, 151},  // FunctionShellCallOutputTimeoutOutcome
+	{ref{6222, 42}, 152},  // FunctionShellCallOutputTimeoutOutcomeParam
+	{ref{6264, 23}, 153},  // FunctionShellCallStatus
+	{ref{6287, 22}, 154},  // FunctionShellToolParam
+	{ref{6309, 12}, 155},  // FunctionTool
+	{ref{6334, 16}, 156},  // FunctionToolCall
+	{ref{6359, 22}, 157},  // FunctionToolCallOutput
+	{ref{6381, 30}, 158},  // FunctionToolCallOutputResource
+	{ref{6411, 24}, 159},  // FunctionToolCallResource
+	{ref{6435, 17}, 160},  // FunctionToolParam
+	{ref{6452, 14}, 161},  // GrammarSyntax1
+	{ref{6475, 9}, 162},   // HTTPError
+	{ref{6484, 19}, 163},  // HybridSearchOptions
+	{ref{6530, 11}, 164},  // ImageDetail
+	{ref{6541, 18}, 165},  // ImageGenActionEnum
+	{ref{6571, 12}, 166},  // ImageGenTool
+	{ref{6669, 16}, 167},  // ImageGenToolCall
+	{ref{6691, 11}, 168},  // IncludeEnum
+	{ref{6929, 16}, 169},  // InlineSkillParam
+	{ref{6951, 22}, 170},  // InlineSkillSourceParam
+	{ref{6983, 12}, 171},  // InputContent
+	{ref{6995, 13}, 172},  // InputFidelity
+	{ref{7008, 16}, 173},  // InputFileContent
+	{ref{7041, 21}, 174},  // InputFileContentParam
+	{ref{7062, 17}, 175},  // InputImageContent
+	{ref{7079, 31}, 176},  // InputImageContentParamAutoParam
+	{ref{7110, 9}, 177},   // InputItem
+	{ref{7151, 16}, 178},  // InputItemMessage
+	{ref{7167, 12}, 179},  // InputMessage
+	{ref{7179, 23}, 180},  // InputMessageContentList
+	{ref{7202, 20}, 181},  // InputMessageResource
+	{ref{7222, 10}, 182},  // InputParam
+	{ref{7232, 16}, 183},  // InputTextContent
+	{ref{7248, 21}, 184},  // InputTextContentParam
+	{ref{7269, 4}, 185},   // Item
+	{ref{7273, 11}, 186},  // ItemMessage
+	{ref{7284, 18}, 187},  // ItemReferenceParam
+	{ref{7302, 12}, 188},  // ItemResource
+	{ref{7314, 19}, 189},  // ItemResourceMessage
+	{ref{7333, 14}, 190},  // KeyPressAction
+	{ref{7347, 21}, 191},  // LocalEnvironmentParam
+	{ref{7368, 24}, 192},  // LocalEnvironmentResource
+	{ref{7392, 20}, 193},  // LocalShellExecAction
+	{ref{7439, 18}, 194},  // LocalShellToolCall
+	{ref{7457, 24}, 195},  // LocalShellToolCallOutput
+	{ref{7481, 19}, 196},  // LocalShellToolParam
+	{ref{7500, 15}, 197},  // LocalSkillParam
+	{ref{7515, 7}, 198},   // LogProb
+	{ref{7522, 18}, 199},  // MCPApprovalRequest
+	{ref{7552, 19}, 200},  // MCPApprovalResponse
+	{ref{7603, 27}, 201},  // MCPApprovalResponseResource
+	{ref{7630, 12}, 202},  // MCPListTools
+	{ref{7642, 16}, 203},  // MCPListToolsTool
+	{ref{7670, 16}, 204},  // MCPProtocolError
+	{ref{7686, 7}, 205},   // MCPTool
+	{ref{7778, 11}, 206},  // MCPToolCall
+	{ref{7789, 16}, 207},  // MCPToolCallError
+	{ref{7857, 17}, 208},  // MCPToolCallStatus
+	{ref{7881, 21}, 209},  // MCPToolExecutionError
+	{ref{7902, 13}, 210},  // MCPToolFilter
+	{ref{7934, 7}, 211},   // Message
+	{ref{7941, 12}, 212},  // MessagePhase
+	{ref{7975, 14}, 213},  // MessagePhase-2
+	{ref{7989, 11}, 214},  // MessageRole
+	{ref{8026, 13}, 215},  // MessageStatus
+	{ref{8039, 8}, 216},   // Metadata
+	{ref{8047, 17}, 217},  // ModelIdsResponses
+	{ref{8064, 14}, 218},  // ModelIdsShared
+	{ref{8078, 23}, 219},  // ModelResponseProperties
+	{ref{8101, 10}, 220},  // Moderation
+	{ref{8111, 21}, 221},  // ModerationConfigParam
+	{ref{8132, 19}, 222},  // ModerationErrorBody
+	{ref{8151, 19}, 223},  // ModerationInputType
+	{ref{8175, 14}, 224},  // ModerationMode
+	{ref{8199, 15}, 225},  // ModerationParam
+	{ref{8220, 21}, 226},  // ModerationPolicyParam
+	{ref{8241, 20}, 227},  // ModerationResultBody
+	{ref{8321, 9}, 228},   // MoveParam
+	{ref{8330, 18}, 229},  // NamespaceToolParam
+	{ref{8348, 13}, 230},  // OutputContent
+	{ref{8386, 10}, 231},  // OutputItem
+	{ref{8396, 13}, 232},  // OutputMessage
+	{ref{8409, 20}, 233},  // OutputMessageContent
+	{ref{8429, 17}, 234},  // OutputTextContent
+	{ref{8446, 17}, 235},  // ParallelToolCalls
+	{ref{8463, 17}, 236},  // PredictionContent
+	{ref{8480, 7}, 237},   // Program
+	{ref{8498, 16}, 238},  // ProgramItemParam
+	{ref{8514, 13}, 239},  // ProgramOutput
+	{ref{8527, 22}, 240},  // ProgramOutputItemParam
+	{ref{8549, 23}, 241},  // ProgramOutputItemStatus
+	{ref{8572, 19}, 242},  // ProgramOutputStatus
+	{ref{8591, 21}, 243},  // ProgramToolCallCaller
+	{ref{8621, 26}, 244},  // ProgramToolCallCallerParam
+	{ref{8647, 28}, 245},  // ProgrammaticToolCallingParam
+	{ref{8675, 6}, 246},   // Prompt
+	{ref{8697, 27}, 247},  // PromptCacheBreakpointConfig
+	{ref{8724, 26}, 248},  // PromptCacheBreakpointParam
+	{ref{8750, 19}, 249},  // PromptCacheModeEnum
+	{ref{8785, 18}, 250},  // PromptCacheOptions
+	{ref{8806, 23}, 251},  // PromptCacheOptionsParam
+	{ref{8829, 18}, 252},  // PromptCacheTTLEnum
+	{ref{8850, 17}, 253},  // RankerVersionType
+	{ref{8885, 14}, 254},  // RankingOptions
+	{ref{8933, 9}, 255},   // Reasoning
+	{ref{8978, 15}, 256},  // ReasoningEffort
+	{ref{9018, 13}, 257},  // ReasoningItem
+	{ref{9031, 17}, 258},  // ReasoningModeEnum
+	{ref{9048, 20}, 259},  // ReasoningTextContent
+	{ref{9068, 14}, 260},  // RefusalContent
+	{ref{9082, 8}, 261},   // Response
+	{ref{9120, 23}, 262},  // ResponseAudioDeltaEvent
+	{ref{9163, 22}, 263},  // ResponseAudioDoneEvent
+	{ref{9185, 33}, 264},  // ResponseAudioTranscriptDeltaEvent
+	{ref{9218, 32}, 265},  // ResponseAudioTranscriptDoneEvent
+	{ref{9250, 41}, 266},  // ResponseCodeInterpreterCallCodeDeltaEvent
+	{ref{9310, 40}, 267},  // ResponseCodeInterpreterCallCodeDoneEvent
+	{ref{9350, 41}, 268},  // ResponseCodeInterpreterCallCompletedEvent
+	{ref{9391, 42}, 269},  // ResponseCodeInterpreterCallInProgressEvent
+	{ref{9433, 44}, 270},  // ResponseCodeInterpreterCallInterpretingEvent
+	{ref{9477, 22}, 271},  // ResponseCompletedEvent
+	{ref{9507, 29}, 272},  // ResponseContentPartAddedEvent
+	{ref{9553, 28}, 273},  // ResponseContentPartDoneEvent
+	{ref{9581, 20}, 274},  // ResponseConversation
+	{ref{9601, 20}, 275},  // ResponseCreatedEvent
+	{ref{9621, 37}, 276},  // ResponseCustomToolCallInputDeltaEvent
+	{ref{9658, 36}, 277},  // ResponseCustomToolCallInputDoneEvent
+	{ref{9694, 13}, 278},  // ResponseError
+	{ref{9707, 17}, 279},  // ResponseErrorCode
+	{ref{10095, 18}, 280}, // ResponseErrorEvent
+	{ref{10113, 19}, 281}, // ResponseFailedEvent
+	{ref{10132, 36}, 282}, // ResponseFileSearchCallCompletedEvent
+	{ref{10168, 37}, 283}, // ResponseFileSearchCallInProgressEvent
+	{ref{10205, 36}, 284}, // ResponseFileSearchCallSearchingEvent
+	{ref{10241, 24}, 285}, // ResponseFormatJsonObject
+	{ref{10265, 24}, 286}, // ResponseFormatJsonSchema
+	{ref{10300, 30}, 287}, // ResponseFormatJsonSchemaSchema
+	{ref{10330, 18}, 288}, // ResponseFormatText
+	{ref{10348, 39}, 289}, // ResponseFunctionCallArgumentsDeltaEvent
+	{ref{10387, 38}, 290}, // ResponseFunctionCallArgumentsDoneEvent
+	{ref{10425, 34}, 291}, // ResponseImageGenCallCompletedEvent
+	{ref{10459, 35}, 292}, // ResponseImageGenCallGeneratingEvent
+	{ref{10494, 35}, 293}, // ResponseImageGenCallInProgressEvent
+	{ref{10529, 37}, 294}, // ResponseImageGenCallPartialImageEvent
+	{ref{10602, 23}, 295}, // ResponseInProgressEvent
+	{ref{10625, 23}, 296}, // ResponseIncompleteEvent
+	{ref{10648, 16}, 297}, // ResponseItemList
+	{ref{10664, 15}, 298}, // ResponseLogProb
+	{ref{10679, 34}, 299}, // ResponseMCPCallArgumentsDeltaEvent
+	{ref{10713, 33}, 300}, // ResponseMCPCallArgumentsDoneEvent
+	{ref{10746, 29}, 301}, // ResponseMCPCallCompletedEvent
+	{ref{10775, 26}, 302}, // ResponseMCPCallFailedEvent
+	{ref{10801, 30}, 303}, // ResponseMCPCallInProgressEvent
+	{ref{10831, 34}, 304}, // ResponseMCPListToolsCompletedEvent
+	{ref{10865, 31}, 305}, // ResponseMCPListToolsFailedEvent
+	{ref{10896, 35}, 306}, // ResponseMCPListToolsInProgressEvent
+	{ref{10931, 18}, 307}, // ResponseModalities
+	{ref{10949, 28}, 308}, // ResponseOutputItemAddedEvent
+	{ref{10981, 27}, 309}, // ResponseOutputItemDoneEvent
+	{ref{11008, 38}, 310}, // ResponseOutputTextAnnotationAddedEvent
+	{ref{11072, 23}, 311}, // ResponsePromptVariables
+	{ref{11095, 18}, 312}, // ResponseProperties
+	{ref{11113, 19}, 313}, // ResponseQueuedEvent
+	{ref{11132, 38}, 314}, // ResponseReasoningSummaryPartAddedEvent
+	{ref{11183, 37}, 315}, // ResponseReasoningSummaryPartDoneEvent
+	{ref{11220, 38}, 316}, // ResponseReasoningSummaryTextDeltaEvent
+	{ref{11258, 37}, 317}, // ResponseReasoningSummaryTextDoneEvent
+	{ref{11295, 31}, 318}, // ResponseReasoningTextDeltaEvent
+	{ref{11326, 30}, 319}, // ResponseReasoningTextDoneEvent
+	{ref{11356, 25}, 320}, // ResponseRefusalDeltaEvent
+	{ref{11381, 24}, 321}, // ResponseRefusalDoneEvent
+	{ref{11405, 43}, 322}, // ResponseShellCallCommandAddedStreamingEvent
+	{ref{11461, 43}, 323}, // ResponseShellCallCommandDeltaStreamingEvent
+	{ref{11504, 42}, 324}, // ResponseShellCallCommandDoneStreamingEvent
+	{ref{11546, 49}, 325}, // ResponseShellCallOutputContentDeltaStreamingEvent
+	{ref{11595, 48}, 326}, // ResponseShellCallOutputContentDoneStreamingEvent
+	{ref{11643, 19}, 327}, // ResponseStreamEvent
+	{ref{13455, 21}, 328}, // ResponseStreamOptions
+	{ref{13476, 22}, 329}, // ResponseTextDeltaEvent
+	{ref{13498, 21}, 330}, // ResponseTextDoneEvent
+	{ref{13519, 17}, 331}, // ResponseTextParam
+	{ref{13536, 13}, 332}, // ResponseUsage
+	{ref{13615, 35}, 333}, // ResponseWebSearchCallCompletedEvent
+	{ref{13650, 36}, 334}, // ResponseWebSearchCallInProgressEvent
+	{ref{13686, 35}, 335}, // ResponseWebSearchCallSearchingEvent
+	{ref{13721, 15}, 336}, // ScreenshotParam
+	{ref{13736, 11}, 337}, // ScrollParam
+	{ref{13763, 17}, 338}, // SearchContentType
+	{ref{13780, 17}, 339}, // SearchContextSize
+	{ref{13797, 11}, 340}, // ServiceTier
+	{ref{13836, 20}, 341}, // ServiceTierResponses
+	{ref{13865, 20}, 342}, // ShellCallOutputDelta
+	{ref{13885, 19}, 343}, // SkillReferenceParam
+	{ref{13912, 23}, 344}, // SpecificApplyPatchParam
+	{ref{13935, 26}, 345}, // SpecificFunctionShellParam
+	{ref{13961, 36}, 346}, // SpecificProgrammaticToolCallingParam
+	{ref{13997, 17}, 347}, // StopConfiguration
+	{ref{14014, 18}, 348}, // SummaryTextContent
+	{ref{14032, 11}, 349}, // TextContent
+	{ref{14043, 31}, 350}, // TextResponseFormatConfiguration
+	{ref{14085, 28}, 351}, // TextResponseFormatJsonSchema
+	{ref{14119, 4}, 352},  // Tool
+	{ref{14338, 14}, 353}, // ToolCallCaller
+	{ref{14352, 19}, 354}, // ToolCallCallerParam
+	{ref{14371, 17}, 355}, // ToolChoiceAllowed
+	{ref{14388, 16}, 356}, // ToolChoiceCustom
+	{ref{14404, 18}, 357}, // ToolChoiceFunction
+	{ref{14422, 13}, 358}, // ToolChoiceMCP
+	{ref{14435, 17}, 359}, // ToolChoiceOptions
+	{ref{14460, 15}, 360}, // ToolChoiceParam
+	{ref{14475, 15}, 361}, // ToolChoiceTypes
+	{ref{14490, 14}, 362}, // ToolSearchCall
+	{ref{14513, 23}, 363}, // ToolSearchCallItemParam
+	{ref{14536, 23}, 364}, // ToolSearchExecutionType
+	{ref{14571, 16}, 365}, // ToolSearchOutput
+	{ref{14587, 25}, 366}, // ToolSearchOutputItemParam
+	{ref{14612, 19}, 367}, // ToolSearchToolParam
+	{ref{14631, 10}, 368}, // ToolsArray
+	{ref{14641, 10}, 369}, // TopLogProb
+	{ref{14651, 9}, 370},  // TypeParam
+	{ref{14660, 22}, 371}, // UpdateConversationBody
+	{ref{14682, 15}, 372}, // UrlCitationBody
+	{ref{14702, 25}, 373}, // VectorStoreFileAttributes
+	{ref{14727, 9}, 374},  // Verbosity
+	{ref{14736, 21}, 375}, // VoiceIdsOrCustomVoice
+	{ref{14757, 14}, 376}, // VoiceIdsShared
+	{ref{14771, 9}, 377},  // WaitParam
+	{ref{14780, 19}, 378}, // WebSearchActionFind
+	{ref{14806, 23}, 379}, // WebSearchActionOpenPage
+	{ref{14829, 21}, 380}, // WebSearchActionSearch
+	{ref{14862, 28}, 381}, // WebSearchApproximateLocation
+	{ref{14890, 20}, 382}, // WebSearchContextSize
+	{ref{14910, 17}, 383}, // WebSearchLocation
+	{ref{14927, 20}, 384}, // WebSearchPreviewTool
+	{ref{14999, 13}, 385}, // WebSearchTool
+	{ref{15031, 17}, 386}, // WebSearchToolCall
 }
 
 var openAISchemas = [...]schema{
-	0:    {name: "AdditionalTools", kind: kindObject, mask: mObject, props: []prop{{"id", 387, true}, {"role", 388, true}, {"tools", 390, true}, {"type", 391, true}}, nreq: 4},
-	1:    {name: "AdditionalToolsItemParam", kind: kindObject, mask: mObject, props: []prop{{"id", 392, false}, {"role", 395, true}, {"tools", 396, true}, {"type", 397, true}}, nreq: 3},
-	2:    {name: "Annotation", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"container_file_citation", 83}, {"file_citation", 124}, {"file_path", 127}, {"url_citation", 372}}},
-	3:    {name: "ApplyPatchCallOutputStatus", kind: kindScalar, mask: mString, values: []string{"completed", "failed"}},
-	4:    {name: "ApplyPatchCallOutputStatusParam", kind: kindScalar, mask: mString, values: []string{"completed", "failed"}},
-	5:    {name: "ApplyPatchCallStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress"}},
-	6:    {name: "ApplyPatchCallStatusParam", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress"}},
-	7:    {name: "ApplyPatchCreateFileOperation", kind: kindObject, mask: mObject, props: []prop{{"diff", 398, true}, {"path", 399, true}, {"type", 400, true}}, nreq: 3},
-	8:    {name: "ApplyPatchCreateFileOperationParam", kind: kindObject, mask: mObject, props: []prop{{"diff", 401, true}, {"path", 402, true}, {"type", 403, true}}, nreq: 3},
-	9:    {name: "ApplyPatchDeleteFileOperation", kind: kindObject, mask: mObject, props: []prop{{"path", 404, true}, {"type", 405, true}}, nreq: 2},
-	10:   {name: "ApplyPatchDeleteFileOperationParam", kind: kindObject, mask: mObject, props: []prop{{"path", 406, true}, {"type", 407, true}}, nreq: 2},
-	11:   {name: "ApplyPatchOperationParam", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"create_file", 8}, {"delete_file", 10}, {"update_file", 18}}},
-	12:   {name: "ApplyPatchToolCall", kind: kindObject, mask: mObject, props: []prop{{"call_id", 408, true}, {"caller", 409, false}, {"created_by", 411, false}, {"id", 412, true}, {"operation", 413, true}, {"status", 414, true}, {"type", 416, true}}, nreq: 5},
-	13:   {name: "ApplyPatchToolCallItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 417, true}, {"caller", 418, false}, {"id", 420, false}, {"operation", 423, true}, {"status", 425, true}, {"type", 427, true}}, nreq: 4},
-	14:   {name: "ApplyPatchToolCallOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 428, true}, {"caller", 429, false}, {"created_by", 431, false}, {"id", 432, true}, {"output", 433, false}, {"status", 436, true}, {"type", 438, true}}, nreq: 4},
-	15:   {name: "ApplyPatchToolCallOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 439, true}, {"caller", 440, false}, {"id", 442, false}, {"output", 445, false}, {"status", 448, true}, {"type", 450, true}}, nreq: 3},
-	16:   {name: "ApplyPatchToolParam", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 451, false}, {"type", 454, true}}, nreq: 1},
-	17:   {name: "ApplyPatchUpdateFileOperation", kind: kindObject, mask: mObject, props: []prop{{"diff", 455, true}, {"path", 456, true}, {"type", 457, true}}, nreq: 3},
-	18:   {name: "ApplyPatchUpdateFileOperationParam", kind: kindObject, mask: mObject, props: []prop{{"diff", 458, true}, {"path", 459, true}, {"type", 460, true}}, nreq: 3},
-	19:   {name: "ApproximateLocation", kind: kindObject, mask: mObject, props: []prop{{"city", 461, false}, {"country", 464, false}, {"region", 467, false}, {"timezone", 470, false}, {"type", 473, true}}, nreq: 1},
-	20:   {name: "AutoCodeInterpreterToolParam", kind: kindObject, mask: mObject, props: []prop{{"file_ids", 474, false}, {"memory_limit", 476, false}, {"network_policy", 478, false}, {"type", 479, true}}, nreq: 1},
-	21:   {name: "CallableToolAllowedCaller", kind: kindScalar, mask: mString, values: []string{"direct", "programmatic"}},
-	22:   {name: "ChatCompletionAllowedTools", kind: kindObject, mask: mObject, props: []prop{{"mode", 480, true}, {"tools", 481, true}}, nreq: 2},
-	23:   {name: "ChatCompletionAllowedToolsChoice", kind: kindObject, mask: mObject, props: []prop{{"allowed_tools", 483, true}, {"type", 485, true}}, nreq: 2},
-	24:   {name: "ChatCompletionFunctionCallOption", kind: kindObject, mask: mObject, props: []prop{{"name", 486, true}}, nreq: 1},
-	25:   {name: "ChatCompletionFunctions", kind: kindObject, mask: mObject, props: []prop{{"description", 487, false}, {"name", 488, true}, {"parameters", 489, false}}, nreq: 1},
-	26:   {name: "ChatCompletionMessageCustomToolCall", kind: kindObject, mask: mObject, props: []prop{{"custom", 490, true}, {"id", 493, true}, {"type", 494, true}}, nreq: 3},
-	27:   {name: "ChatCompletionMessageToolCall", kind: kindObject, mask: mObject, props: []prop{{"function", 495, true}, {"id", 498, true}, {"type", 499, true}}, nreq: 3},
-	28:   {name: "ChatCompletionMessageToolCallChunk", kind: kindObject, mask: mObject, props: []prop{{"function", 500, false}, {"id", 503, false}, {"index", 504, true}, {"type", 505, false}}, nreq: 1},
-	29:   {name: "ChatCompletionMessageToolCalls", kind: kindArray, mask: mArray, items: 506},
-	30:   {name: "ChatCompletionModeration", kind: kindObject, mask: mObject, props: []prop{{"input", 507, true}, {"output", 508, true}}, nreq: 2},
-	31:   {name: "ChatCompletionModerationError", kind: kindObject, mask: mObject, props: []prop{{"code", 509, true}, {"message", 510, true}, {"type", 511, true}}, nreq: 3},
-	32:   {name: "ChatCompletionModerationResults", kind: kindObject, mask: mObject, props: []prop{{"model", 512, true}, {"results", 513, true}, {"type", 514, true}}, nreq: 3},
-	33:   {name: "ChatCompletionNamedToolChoice", kind: kindObject, mask: mObject, props: []prop{{"function", 515, true}, {"type", 517, true}}, nreq: 2},
-	34:   {name: "ChatCompletionNamedToolChoiceCustom", kind: kindObject, mask: mObject, props: []prop{{"custom", 518, true}, {"type", 520, true}}, nreq: 2},
-	35:   {name: "ChatCompletionRequestAssistantMessage", kind: kindObject, mask: mObject, props: []prop{{"audio", 521, false}, {"content", 525, false}, {"function_call", 530, false}, {"name", 535, false}, {"refusal", 536, false}, {"role", 539, true}, {"tool_calls", 540, false}}, nreq: 1},
-	36:   {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 43}, {"text", 44}}},
-	37:   {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 542, true}, {"name", 546, false}, {"role", 547, true}}, nreq: 2},
-	38:   {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 548, true}, {"name", 551, true}, {"role", 552, true}}, nreq: 3},
-	39:   {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 35}, {"developer", 37}, {"function", 38}, {"system", 45}, {"tool", 47}, {"user", 49}}},
-	40:   {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 553, true}, {"prompt_cache_breakpoint", 556, false}, {"type", 558, true}}, nreq: 2},
-	41:   {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 559, true}, {"prompt_cache_breakpoint", 563, false}, {"type", 565, true}}, nreq: 2},
-	42:   {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 566, true}, {"prompt_cache_breakpoint", 569, false}, {"type", 571, true}}, nreq: 2},
-	43:   {name: "ChatCompletionRequestMessageContentPartRefusal", kind: kindObject, mask: mObject, props: []prop{{"refusal", 572, true}, {"type", 573, true}}, nreq: 2},
-	44:   {name: "ChatCompletionRequestMessageContentPartText", kind: kindObject, mask: mObject, props: []prop{{"prompt_cache_breakpoint", 574, false}, {"text", 576, true}, {"type", 577, true}}, nreq: 2},
-	45:   {name: "ChatCompletionRequestSystemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 578, true}, {"name", 582, false}, {"role", 583, true}}, nreq: 2},
-	46:   {name: "ChatCompletionRequestSystemMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{44}},
-	47:   {name: "ChatCompletionRequestToolMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 584, true}, {"role", 588, true}, {"tool_call_id", 589, true}}, nreq: 3},
-	48:   {name: "ChatCompletionRequestToolMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{44}},
-	49:   {name: "ChatCompletionRequestUserMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 590, true}, {"name", 594, false}, {"role", 595, true}}, nreq: 2},
-	50:   {name: "ChatCompletionRequestUserMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"file", 41}, {"image_url", 42}, {"input_audio", 40}, {"text", 44}}},
-	51:   {name: "ChatCompletionResponseMessage", kind: kindObject, mask: mObject, props: []prop{{"annotations", 596, false}, {"audio", 604, false}, {"content", 611, true}, {"function_call", 614, false}, {"reasoning", 617, false}, {"reasoning_content", 618, false}, {"refusal", 619, true}, {"role", 622, true}, {"tool_calls", 623, false}}, nreq: 3},
-	52:   {name: "ChatCompletionStreamOptions", kind: kindObject, mask: mNull | mObject, props: []prop{{"include_obfuscation", 625, false}, {"include_usage", 626, false}}},
-	53:   {name: "ChatCompletionStreamResponseDelta", kind: kindObject, mask: mObject, props: []prop{{"content", 627, false}, {"function_call", 630, false}, {"reasoning", 633, false}, {"reasoning_content", 634, false}, {"refusal", 635, false}, {"role", 638, false}, {"tool_calls", 639, false}}},
-	54:   {name: "ChatCompletionTokenLogprob", kind: kindObject, mask: mObject, props: []prop{{"bytes", 640, true}, {"logprob", 644, true}, {"token", 645, true}, {"top_logprobs", 646, true}}, nreq: 4},
-	55:   {name: "ChatCompletionTool", kind: kindObject, mask: mObject, props: []prop{{"function", 654, true}, {"type", 656, true}}, nreq: 2},
-	56:   {name: "ChatCompletionToolChoiceOption", kind: kindAlts, mask: mObject | mString, alts: []int32{657, 658}},
-	57:   {name: "ClickButtonType", kind: kindScalar, mask: mString, values: []string{"back", "forward", "left", "right", "wheel"}},
-	58:   {name: "ClickParam", kind: kindObject, mask: mObject, props: []prop{{"button", 659, true}, {"keys", 661, false}, {"type", 665, true}, {"x", 666, true}, {"y", 667, true}}, nreq: 4},
-	59:   {name: "CodeInterpreterOutputImage", kind: kindObject, mask: mObject, props: []prop{{"type", 668, true}, {"url", 669, true}}, nreq: 2},
-	60:   {name: "CodeInterpreterOutputLogs", kind: kindObject, mask: mObject, props: []prop{{"logs", 670, true}, {"type", 671, true}}, nreq: 2},
-	61:   {name: "CodeInterpreterTool", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 672, false}, {"container", 675, true}, {"type", 678, true}}, nreq: 2},
-	62:   {name: "CodeInterpreterToolCall", kind: kindObject, mask: mObject, props: []prop{{"code", 679, true}, {"container_id", 682, true}, {"id", 683, true}, {"outputs", 684, true}, {"status", 688, true}, {"type", 689, true}}, nreq: 6},
-	63:   {name: "CompactionBody", kind: kindObject, mask: mObject, props: []prop{{"created_by", 690, false}, {"encrypted_content", 691, true}, {"id", 692, true}, {"type", 693, true}}, nreq: 3},
-	64:   {name: "CompactionSummaryItemParam", kind: kindObject, mask: mObject, props: []prop{{"encrypted_content", 694, true}, {"id", 695, false}, {"type", 698, true}}, nreq: 2},
-	65:   {name: "CompactionTriggerItemParam", kind: kindObject, mask: mObject, props: []prop{{"type", 699, true}}, nreq: 1},
-	66:   {name: "ComparisonFilter", kind: kindObject, mask: mObject, props: []prop{{"key", 700, true}, {"type", 701, true}, {"value", 702, true}}, nreq: 3},
-	67:   {name: "CompletionUsage", kind: kindObject, mask: mObject, props: []prop{{"completion_tokens", 711, true}, {"completion_tokens_details", 712, false}, {"prompt_tokens", 718, true}, {"prompt_tokens_details", 719, false}, {"total_tokens", 725, true}}, nreq: 3},
-	68:   {name: "CompoundFilter", kind: kindObject, mask: mObject, props: []prop{{"filters", 726, true}, {"type", 728, true}}, nreq: 2},
-	69:   {name: "ComputerAction", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"click", 58}, {"double_click", 118}, {"drag", 119}, {"keypress", 190}, {"move", 228}, {"screenshot", 336}, {"scroll", 337}, {"type", 370}, {"wait", 377}}},
-	70:   {name: "ComputerActionList", kind: kindArray, mask: mArray, items: 69},
-	71:   {name: "ComputerCallOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"acknowledged_safety_checks", 729, false}, {"call_id", 732, true}, {"id", 733, false}, {"output", 736, true}, {"status", 738, false}, {"type", 740, true}}, nreq: 3},
-	72:   {name: "ComputerCallOutputStatus", kind: kindScalar, mask: mString, values: []string{"completed", "failed", "incomplete"}},
-	73:   {name: "ComputerCallSafetyCheckParam", kind: kindObject, mask: mObject, props: []prop{{"code", 741, false}, {"id", 744, true}, {"message", 745, false}}, nreq: 1},
-	74:   {name: "ComputerEnvironment", kind: kindScalar, mask: mString, values: []string{"browser", "linux", "mac", "ubuntu", "windows"}},
-	75:   {name: "ComputerScreenshotContent", kind: kindObject, mask: mObject, props: []prop{{"detail", 748, true}, {"file_id", 750, true}, {"image_url", 753, true}, {"prompt_cache_breakpoint", 756, false}, {"type", 758, true}}, nreq: 4},
-	76:   {name: "ComputerScreenshotImage", kind: kindObject, mask: mObject, props: []prop{{"file_id", 759, false}, {"image_url", 760, false}, {"type", 761, true}}, nreq: 1},
-	77:   {name: "ComputerTool", kind: kindObject, mask: mObject, props: []prop{{"type", 762, true}}, nreq: 1},
-	78:   {name: "ComputerToolCall", kind: kindObject, mask: mObject, props: []prop{{"action", 763, false}, {"actions", 765, false}, {"call_id", 767, true}, {"id", 768, true}, {"pending_safety_checks", 769, true}, {"status", 770, true}, {"type", 771, true}}, nreq: 5},
-	79:   {name: "ComputerToolCallOutput", kind: kindObject, mask: mObject, props: []prop{{"acknowledged_safety_checks", 772, false}, {"call_id", 773, true}, {"id", 774, false}, {"output", 775, true}, {"status", 777, false}, {"type", 778, true}}, nreq: 3},
-	80:   {name: "ComputerToolCallOutputResource", kind: kindObject, mask: mObject, props: []prop{{"acknowledged_safety_checks", 772, false}, {"call_id", 773, true}, {"created_by", 779, false}, {"id", 780, true}, {"output", 781, true}, {"status", 783, true}, {"type", 778, true}}, nreq: 5},
-	81:   {name: "ComputerUsePreviewTool", kind: kindObject, mask: mObject, props: []prop{{"display_height", 785, true}, {"display_width", 786, true}, {"environment", 787, true}, {"type", 789, true}}, nreq: 4},
-	82:   {name: "ContainerAutoParam", kind: kindObject, mask: mObject, props: []prop{{"file_ids", 790, false}, {"memory_limit", 792, false}, {"network_policy", 794, false}, {"skills", 795, false}, {"type", 797, true}}, nreq: 1},
-	83:   {name: "ContainerFileCitationBody", kind: kindObject, mask: mObject, props: []prop{{"container_id", 798, true}, {"end_index", 799, true}, {"file_id", 800, true}, {"filename", 801, true}, {"start_index", 802, true}, {"type", 803, true}}, nreq: 6},
-	84:   {name: "ContainerMemoryLimit", kind: kindScalar, mask: mString, values: []string{"16g", "1g", "4g", "64g"}},
-	85:   {name: "ContainerNetworkPolicyAllowlistParam", kind: kindObject, mask: mObject, props: []prop{{"allowed_domains", 804, true}, {"domain_secrets", 806, false}, {"type", 807, true}}, nreq: 2},
-	86:   {name: "ContainerNetworkPolicyDisabledParam", kind: kindObject, mask: mObject, props: []prop{{"type", 808, true}}, nreq: 1},
-	87:   {name: "ContainerNetworkPolicyDomainSecretParam", kind: kindObject, mask: mObject, props: []prop{{"domain", 809, true}, {"name", 810, true}, {"value", 811, true}}, nreq: 3},
-	88:   {name: "ContainerReferenceParam", kind: kindObject, mask: mObject, props: []prop{{"container_id", 812, true}, {"type", 813, true}}, nreq: 2},
-	89:   {name: "ContainerReferenceResource", kind: kindObject, mask: mObject, props: []prop{{"container_id", 814, true}, {"type", 815, true}}, nreq: 2},
-	90:   {name: "ContextManagementParam", kind: kindObject, mask: mObject, props: []prop{{"compact_threshold", 816, false}, {"type", 819, true}}, nreq: 1},
-	91:   {name: "ConversationItem", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"additional_tools", 0}, {"apply_patch_call", 12}, {"apply_patch_call_output", 14}, {"code_interpreter_call", 62}, {"compaction", 63}, {"computer_call", 78}, {"computer_call_output", 80}, {"custom_tool_call", 106}, {"custom_tool_call_output", 107}, {"file_search_call", 129}, {"function_call", 159}, {"function_call_output", 158}, {"image_generation_call", 167}, {"local_shell_call", 194}, {"local_shell_call_output", 195}, {"mcp_approval_request", 199}, {"mcp_approval_response", 201}, {"mcp_call", 206}, {"mcp_list_tools", 202}, {"message", 211}, {"program", 237}, {"program_output", 239}, {"reasoning", 257}, {"shell_call", 140}, {"shell_call_output", 143}, {"tool_search_call", 362}, {"tool_search_output", 365}, {"web_search_call", 386}}},
-	92:   {name: "ConversationItemList", kind: kindObject, mask: mObject, props: []prop{{"data", 820, true}, {"first_id", 821, true}, {"has_more", 822, true}, {"last_id", 823, true}, {"object", 824, true}}, nreq: 5},
-	93:   {name: "ConversationParam", kind: kindAlts, mask: mObject | mString, alts: []int32{825, 94}},
-	94:   {name: "ConversationParam-2", kind: kindObject, mask: mObject, props: []prop{{"id", 826, true}}, nreq: 1},
-	95:   {name: "ConversationResource", kind: kindObject, mask: mObject, props: []prop{{"created_at", 827, true}, {"id", 828, true}, {"metadata", 829, true}, {"object", 830, true}}, nreq: 4},
-	96:   {name: "CoordParam", kind: kindObject, mask: mObject, props: []prop{{"x", 831, true}, {"y", 832, true}}, nreq: 2},
-	97:   {name: "CreateChatCompletionRequest", kind: kindObject, mask: mObject, props: []prop{{"audio", 853, false}, {"frequency_penalty", 857, false}, {"function_call", 858, false}, {"functions", 861, false}, {"logit_bias", 862, false}, {"logprobs", 863, false}, {"max_completion_tokens", 864, false}, {"max_tokens", 865, false}, {"messages", 866, true}, {"metadata", 833, false}, {"modalities", 307, false}, {"model", 867, true}, {"moderation", 869, false}, {"n", 871, false}, {"parallel_tool_calls", 872, false}, {"prediction", 874, false}, {"presence_penalty", 877, false}, {"prompt_cache_key", 834, false}, {"prompt_cache_options", 837, false}, {"prompt_cache_retention", 839, false}, {"reasoning_effort", 256, false}, {"response_format", 878, false}, {"safety_identifier", 842, false}, {"seed", 879, false}, {"service_tier", 340, false}, {"stop", 880, false}, {"store", 882, false}, {"stream", 883, false}, {"stream_options", 52, false}, {"temperature", 845, false}, {"tool_choice", 884, false}, {"tools", 886, false}, {"top_logprobs", 888, false}, {"top_p", 849, false}, {"user", 852, false}, {"verbosity", 374, false}, {"web_search_options", 889, false}}, nreq: 2},
-	98:   {name: "CreateChatCompletionResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 896, true}, {"created", 911, true}, {"id", 912, true}, {"metadata", 913, false}, {"model", 914, true}, {"moderation", 915, false}, {"object", 917, true}, {"service_tier", 340, false}, {"system_fingerprint", 918, false}, {"usage", 919, false}}, nreq: 5},
-	99:   {name: "CreateChatCompletionStreamResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 921, true}, {"created", 930, true}, {"id", 931, true}, {"model", 932, true}, {"moderation", 933, false}, {"obfuscation", 935, false}, {"object", 936, true}, {"service_tier", 340, false}, {"system_fingerprint", 937, false}, {"usage", 938, false}}, nreq: 5},
-	100:  {name: "CreateConversationBody", kind: kindObject, mask: mObject, props: []prop{{"items", 940, false}, {"metadata", 943, false}}},
-	101:  {name: "CreateConversationItemsRequest", kind: kindObject, mask: mObject, props: []prop{{"items", 944, true}}, nreq: 1},
-	102:  {name: "CreateModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 833, false}, {"prompt_cache_key", 834, false}, {"prompt_cache_options", 837, false}, {"prompt_cache_retention", 839, false}, {"safety_identifier", 842, false}, {"temperature", 845, false}, {"top_logprobs", 848, false}, {"top_p", 849, false}, {"user", 852, false}}},
-	103:  {name: "CreateResponse", kind: kindObject, mask: mObject, props: []prop{{"background", 945, false}, {"context_management", 962, false}, {"conversation", 965, false}, {"include", 967, false}, {"input", 970, false}, {"instructions", 972, false}, {"max_output_tokens", 975, false}, {"max_tool_calls", 948, false}, {"metadata", 833, false}, {"model", 951, false}, {"moderation", 978, false}, {"parallel_tool_calls", 980, false}, {"previous_response_id", 953, false}, {"prompt", 246, false}, {"prompt_cache_key", 834, false}, {"prompt_cache_options", 837, false}, {"prompt_cache_retention", 839, false}, {"reasoning", 983, false}, {"safety_identifier", 842, false}, {"service_tier", 341, false}, {"store", 985, false}, {"stream", 988, false}, {"stream_options", 328, false}, {"temperature", 845, false}, {"text", 956, false}, {"tool_choice", 958, false}, {"tools", 960, false}, {"top_logprobs", 848, false}, {"top_p", 849, false}, {"truncation", 991, false}, {"user", 852, false}}},
-	104:  {name: "CustomGrammarFormatParam", kind: kindObject, mask: mObject, props: []prop{{"definition", 994, true}, {"syntax", 995, true}, {"type", 997, true}}, nreq: 3},
-	105:  {name: "CustomTextFormatParam", kind: kindObject, mask: mObject, props: []prop{{"type", 998, true}}, nreq: 1},
-	106:  {name: "CustomToolCall", kind: kindObject, mask: mObject, props: []prop{{"call_id", 999, true}, {"caller", 1000, false}, {"id", 1002, false}, {"input", 1003, true}, {"name", 1004, true}, {"namespace", 1005, false}, {"type", 1006, true}}, nreq: 4},
-	107:  {name: "CustomToolCallOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1007, true}, {"caller", 1008, false}, {"id", 1010, false}, {"output", 1011, true}, {"type", 1015, true}}, nreq: 3},
-	108:  {name: "CustomToolCallOutputResource", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1007, true}, {"caller", 1008, false}, {"created_by", 1016, false}, {"id", 1017, true}, {"output", 1011, true}, {"status", 1018, true}, {"type", 1015, true}}, nreq: 5},
-	109:  {name: "CustomToolCallResource", kind: kindObject, mask: mObject, props: []prop{{"call_id", 999, true}, {"caller", 1000, false}, {"created_by", 1020, false}, {"id", 1021, true}, {"input", 1003, true}, {"name", 1004, true}, {"namespace", 1005, false}, {"status", 1022, true}, {"type", 1006, true}}, nreq: 6},
-	110:  {name: "CustomToolChatCompletions", kind: kindObject, mask: mObject, props: []prop{{"custom", 1024, true}, {"type", 1028, true}}, nreq: 2},
-	111:  {name: "CustomToolChatCompletionsCustomFormatGrammar", kind: kindObject, mask: mObject, props: []prop{{"grammar", 1029, true}, {"type", 1032, true}}, nreq: 2},
-	112:  {name: "CustomToolChatCompletionsCustomFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 1033, true}}, nreq: 1},
-	113:  {name: "CustomToolParam", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 1034, false}, {"defer_loading", 1037, false}, {"description", 1038, false}, {"format", 1039, false}, {"name", 1040, true}, {"type", 1041, true}}, nreq: 2},
-	114:  {name: "DeletedConversationResource", kind: kindObject, mask: mObject, props: []prop{{"deleted", 1042, true}, {"id", 1043, true}, {"object", 1044, true}}, nreq: 3},
-	115:  {name: "DetailEnum", kind: kindScalar, mask: mString, values: []string{"auto", "high", "low", "original"}},
-	116:  {name: "DirectToolCallCaller", kind: kindObject, mask: mObject, props: []prop{{"type", 1045, true}}, nreq: 1},
-	117:  {name: "DirectToolCallCallerParam", kind: kindObject, mask: mObject, props: []prop{{"type", 1046, true}}, nreq: 1},
-	118:  {name: "DoubleClickAction", kind: kindObject, mask: mObject, props: []prop{{"keys", 1047, true}, {"type", 1051, true}, {"x", 1052, true}, {"y", 1053, true}}, nreq: 4},
-	119:  {name: "DragParam", kind: kindObject, mask: mObject, props: []prop{{"keys", 1054, false}, {"path", 1058, true}, {"type", 1059, true}}, nreq: 2},
-	120:  {name: "EasyInputMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1060, true}, {"phase", 1063, false}, {"role", 1065, true}, {"type", 1066, false}}, nreq: 2},
-	121:  {name: "EmptyModelParam", kind: kindAny, mask: mAll},
-	122:  {name: "Error", kind: kindObject, mask: mObject, props: []prop{{"code", 1067, true}, {"message", 1070, true}, {"param", 1071, true}, {"type", 1074, true}}, nreq: 4},
-	123:  {name: "ErrorResponse", kind: kindObject, mask: mObject, props: []prop{{"error", 1075, true}}, nreq: 1},
-	124:  {name: "FileCitationBody", kind: kindObject, mask: mObject, props: []prop{{"file_id", 1077, true}, {"filename", 1078, true}, {"index", 1079, true}, {"type", 1080, true}}, nreq: 4},
-	125:  {name: "FileDetailEnum", kind: kindScalar, mask: mString, values: []string{"auto", "high", "low"}},
-	126:  {name: "FileInputDetail", kind: kindScalar, mask: mString, values: []string{"auto", "high", "low"}},
-	127:  {name: "FilePath", kind: kindObject, mask: mObject, props: []prop{{"file_id", 1081, true}, {"index", 1082, true}, {"type", 1083, true}}, nreq: 3},
-	128:  {name: "FileSearchTool", kind: kindObject, mask: mObject, props: []prop{{"filters", 1084, false}, {"max_num_results", 1086, false}, {"ranking_options", 1087, false}, {"type", 1089, true}, {"vector_store_ids", 1090, true}}, nreq: 2},
-	129:  {name: "FileSearchToolCall", kind: kindObject, mask: mObject, props: []prop{{"id", 1092, true}, {"queries", 1093, true}, {"results", 1095, false}, {"status", 1104, true}, {"type", 1105, true}}, nreq: 4},
-	130:  {name: "Filters", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"and", 68}, {"eq", 66}, {"gt", 66}, {"gte", 66}, {"in", 66}, {"lt", 66}, {"lte", 66}, {"ne", 66}, {"nin", 66}, {"or", 68}}},
-	131:  {name: "FunctionAndCustomToolCallOutput", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 173}, {"input_image", 175}, {"input_text", 183}}},
-	132:  {name: "FunctionCallItemStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	133:  {name: "FunctionCallOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1106, false}, {"caller", 1109, false}, {"id", 1111, false}, {"name", 1114, false}, {"namespace", 1117, false}, {"output", 1120, true}, {"status", 1125, false}, {"type", 1127, true}}, nreq: 2},
-	134:  {name: "FunctionCallOutputStatusEnum", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	135:  {name: "FunctionCallStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	136:  {name: "FunctionObject", kind: kindObject, mask: mObject, props: []prop{{"description", 1128, false}, {"name", 1129, true}, {"parameters", 1130, false}, {"strict", 1131, false}}, nreq: 1},
-	137:  {name: "FunctionParameters", kind: kindAny, mask: mAll},
-	138:  {name: "FunctionShellAction", kind: kindObject, mask: mObject, props: []prop{{"commands", 1134, true}, {"max_output_length", 1136, true}, {"timeout_ms", 1139, true}}, nreq: 3},
-	139:  {name: "FunctionShellActionParam", kind: kindObject, mask: mObject, props: []prop{{"commands", 1142, true}, {"max_output_length", 1144, false}, {"timeout_ms", 1147, false}}, nreq: 1},
-	140:  {name: "FunctionShellCall", kind: kindObject, mask: mObject, props: []prop{{"action", 1150, true}, {"call_id", 1152, true}, {"caller", 1153, false}, {"created_by", 1155, false}, {"environment", 1156, true}, {"id", 1159, true}, {"status", 1160, true}, {"type", 1162, true}}, nreq: 6},
-	141:  {name: "FunctionShellCallItemParam", kind: kindObject, mask: mObject, props: []prop{{"action", 1163, true}, {"call_id", 1165, true}, {"caller", 1166, false}, {"environment", 1168, false}, {"id", 1171, false}, {"status", 1174, false}, {"type", 1176, true}}, nreq: 3},
-	142:  {name: "FunctionShellCallItemStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	143:  {name: "FunctionShellCallOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1177, true}, {"caller", 1178, false}, {"created_by", 1180, false}, {"id", 1181, true}, {"max_output_length", 1182, true}, {"output", 1185, true}, {"status", 1186, true}, {"type", 1188, true}}, nreq: 6},
-	144:  {name: "FunctionShellCallOutputContent", kind: kindObject, mask: mObject, props: []prop{{"created_by", 1189, false}, {"outcome", 1190, true}, {"stderr", 1191, true}, {"stdout", 1192, true}}, nreq: 3},
-	145:  {name: "FunctionShellCallOutputContentParam", kind: kindObject, mask: mObject, props: []prop{{"outcome", 1193, true}, {"stderr", 1195, true}, {"stdout", 1196, true}}, nreq: 3},
-	146:  {name: "FunctionShellCallOutputExitOutcome", kind: kindObject, mask: mObject, props: []prop{{"exit_code", 1197, true}, {"type", 1198, true}}, nreq: 2},
-	147:  {name: "FunctionShellCallOutputExitOutcomeParam", kind: kindObject, mask: mObject, props: []prop{{"exit_code", 1199, true}, {"type", 1200, true}}, nreq: 2},
-	148:  {name: "FunctionShellCallOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1201, true}, {"caller", 1202, false}, {"id", 1204, false}, {"max_output_length", 1207, false}, {"output", 1210, true}, {"status", 1211, false}, {"type", 1213, true}}, nreq: 3},
-	149:  {name: "FunctionShellCallOutputOutcomeParam", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"exit", 147}, {"timeout", 152}}},
-	150:  {name: "FunctionShellCallOutputStatusEnum", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	151:  {name: "FunctionShellCallOutputTimeoutOutcome", kind: kindObject, mask: mObject, props: []prop{{"type", 1214, true}}, nreq: 1},
-	152:  {name: "FunctionShellCallOutputTimeoutOutcomeParam", kind: kindObject, mask: mObject, props: []prop{{"type", 1215, true}}, nreq: 1},
-	153:  {name: "FunctionShellCallStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	154:  {name: "FunctionShellToolParam", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 1216, false}, {"environment", 1219, false}, {"type", 1222, true}}, nreq: 1},
-	155:  {name: "FunctionTool", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 1223, false}, {"defer_loading", 1226, false}, {"description", 1227, false}, {"name", 1230, true}, {"output_schema", 1231, false}, {"parameters", 1232, true}, {"strict", 1233, true}, {"type", 1236, true}}, nreq: 4},
-	156:  {name: "FunctionToolCall", kind: kindObject, mask: mObject, props: []prop{{"arguments", 1237, true}, {"call_id", 1238, true}, {"caller", 1239, false}, {"id", 1241, false}, {"name", 1242, true}, {"namespace", 1243, false}, {"status", 1244, false}, {"type", 1245, true}}, nreq: 4},
-	157:  {name: "FunctionToolCallOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1246, false}, {"caller", 1247, false}, {"id", 1249, false}, {"name", 1250, false}, {"namespace", 1251, false}, {"output", 1252, true}, {"status", 1256, false}, {"type", 1257, true}}, nreq: 2},
-	158:  {name: "FunctionToolCallOutputResource", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1246, false}, {"caller", 1247, false}, {"created_by", 1258, false}, {"id", 1259, true}, {"name", 1250, false}, {"namespace", 1251, false}, {"output", 1252, true}, {"status", 1260, true}, {"type", 1257, true}}, nreq: 4},
-	159:  {name: "FunctionToolCallResource", kind: kindObject, mask: mObject, props: []prop{{"arguments", 1237, true}, {"call_id", 1238, true}, {"caller", 1239, false}, {"created_by", 1262, false}, {"id", 1263, true}, {"name", 1242, true}, {"namespace", 1243, false}, {"status", 1264, true}, {"type", 1245, true}}, nreq: 6},
-	160:  {name: "FunctionToolParam", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 1266, false}, {"defer_loading", 1269, false}, {"description", 1270, false}, {"name", 1273, true}, {"output_schema", 1274, false}, {"parameters", 1275, false}, {"strict", 1276, false}, {"type", 1279, true}}, nreq: 2},
-	161:  {name: "GrammarSyntax1", kind: kindScalar, mask: mString, values: []string{"lark", "regex"}},
-	162:  {name: "HTTPError", kind: kindObject, mask: mObject, props: []prop{{"code", 1280, true}, {"message", 1281, true}, {"type", 1282, true}}, nreq: 3},
-	163:  {name: "HybridSearchOptions", kind: kindObject, mask: mObject, props: []prop{{"embedding_weight", 1283, true}, {"text_weight", 1284, true}}, nreq: 2},
-	164:  {name: "ImageDetail", kind: kindScalar, mask: mString, values: []string{"auto", "high", "low", "original"}},
-	165:  {name: "ImageGenActionEnum", kind: kindScalar, mask: mString, values: []string{"auto", "edit", "generate"}},
-	166:  {name: "ImageGenTool", kind: kindObject, mask: mObject, props: []prop{{"action", 1285, false}, {"background", 1287, false}, {"input_fidelity", 1288, false}, {"input_image_mask", 1290, false}, {"model", 1293, false}, {"moderation", 1294, false}, {"output_compression", 1295, false}, {"output_format", 1296, false}, {"partial_images", 1297, false}, {"quality", 1298, false}, {"size", 1299, false}, {"type", 1300, true}}, nreq: 1},
-	167:  {name: "ImageGenToolCall", kind: kindObject, mask: mObject, props: []prop{{"id", 1301, true}, {"result", 1302, true}, {"status", 1305, true}, {"type", 1306, true}}, nreq: 4},
-	168:  {name: "IncludeEnum", kind: kindScalar, mask: mString, values: []string{"code_interpreter_call.outputs", "computer_call_output.output.image_url", "file_search_call.results", "message.input_image.image_url", "message.output_text.logprobs", "reasoning.encrypted_content", "web_search_call.action.sources", "web_search_call.results"}},
-	169:  {name: "InlineSkillParam", kind: kindObject, mask: mObject, props: []prop{{"description", 1307, true}, {"name", 1308, true}, {"source", 1309, true}, {"type", 1311, true}}, nreq: 4},
-	170:  {name: "InlineSkillSourceParam", kind: kindObject, mask: mObject, props: []prop{{"data", 1312, true}, {"media_type", 1313, true}, {"type", 1314, true}}, nreq: 3},
-	171:  {name: "InputContent", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 173}, {"input_image", 175}, {"input_text", 183}}},
-	172:  {name: "InputFidelity", kind: kindScalar, mask: mString, values: []string{"high", "low"}},
-	173:  {name: "InputFileContent", kind: kindObject, mask: mObject, props: []prop{{"detail", 1315, false}, {"file_data", 1317, false}, {"file_id", 1318, false}, {"file_url", 1321, false}, {"filename", 1322, false}, {"prompt_cache_breakpoint", 1323, false}, {"type", 1325, true}}, nreq: 1},
-	174:  {name: "InputFileContentParam", kind: kindObject, mask: mObject, props: []prop{{"detail", 1326, false}, {"file_data", 1328, false}, {"file_id", 1331, false}, {"file_url", 1334, false}, {"filename", 1337, false}, {"prompt_cache_breakpoint", 1340, false}, {"type", 1342, true}}, nreq: 1},
-	175:  {name: "InputImageContent", kind: kindObject, mask: mObject, props: []prop{{"detail", 1343, true}, {"file_id", 1345, false}, {"image_url", 1348, false}, {"prompt_cache_breakpoint", 1351, false}, {"type", 1353, true}}, nreq: 2},
-	176:  {name: "InputImageContentParamAutoParam", kind: kindObject, mask: mObject, props: []prop{{"detail", 1354, false}, {"file_id", 1356, false}, {"image_url", 1359, false}, {"prompt_cache_breakpoint", 1362, false}, {"type", 1364, true}}, nreq: 1},
-	177:  {name: "InputItem", kind: kindTagged, mask: mObject, tag: "type", dflt: 178, cases: []tagCase{{"additional_tools", 1}, {"apply_patch_call", 13}, {"apply_patch_call_output", 15}, {"code_interpreter_call", 62}, {"compaction", 64}, {"compaction_trigger", 65}, {"computer_call", 78}, {"computer_call_output", 71}, {"custom_tool_call", 106}, {"custom_tool_call_output", 107}, {"file_search_call", 129}, {"function_call", 156}, {"function_call_output", 133}, {"image_generation_call", 167}, {"item_reference", 187}, {"local_shell_call", 194}, {"local_shell_call_output", 195}, {"mcp_approval_request", 199}, {"mcp_approval_response", 200}, {"mcp_call", 206}, {"mcp_list_tools", 202}, {"message", 178}, {"program", 238}, {"program_output", 240}, {"reasoning", 257}, {"shell_call", 141}, {"shell_call_output", 148}, {"tool_search_call", 363}, {"tool_search_output", 366}, {"web_search_call", 386}}, untagged: []int32{178, 187}},
-	178:  {name: "InputItemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1365, true}, {"id", 1369, false}, {"phase", 1370, false}, {"role", 1373, true}, {"status", 1374, false}, {"type", 1375, false}}, nreq: 2},
-	179:  {name: "InputMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1376, true}, {"role", 1378, true}, {"status", 1379, false}, {"type", 1380, false}}, nreq: 2},
-	180:  {name: "InputMessageContentList", kind: kindArray, mask: mArray, items: 171},
-	181:  {name: "InputMessageResource", kind: kindObject, mask: mObject, props: []prop{{"content", 1376, true}, {"id", 1381, true}, {"role", 1378, true}, {"status", 1379, false}, {"type", 1380, true}}, nreq: 4},
-	182:  {name: "InputParam", kind: kindAlts, mask: mArray | mString, alts: []int32{1382, 1383}},
-	183:  {name: "InputTextContent", kind: kindObject, mask: mObject, props: []prop{{"prompt_cache_breakpoint", 1384, false}, {"text", 1386, true}, {"type", 1387, true}}, nreq: 2},
-	184:  {name: "InputTextContentParam", kind: kindObject, mask: mObject, props: []prop{{"prompt_cache_breakpoint", 1388, false}, {"text", 1390, true}, {"type", 1391, true}}, nreq: 2},
-	185:  {name: "Item", kind: kindTagged, mask: mObject, tag: "type", dflt: 186, cases: []tagCase{{"additional_tools", 1}, {"apply_patch_call", 13}, {"apply_patch_call_output", 15}, {"code_interpreter_call", 62}, {"compaction", 64}, {"computer_call", 78}, {"computer_call_output", 71}, {"custom_tool_call", 106}, {"custom_tool_call_output", 107}, {"file_search_call", 129}, {"function_call", 156}, {"function_call_output", 133}, {"image_generation_call", 167}, {"local_shell_call", 194}, {"local_shell_call_output", 195}, {"mcp_approval_request", 199}, {"mcp_approval_response", 200}, {"mcp_call", 206}, {"mcp_list_tools", 202}, {"message", 186}, {"reasoning", 257}, {"shell_call", 141}, {"shell_call_output", 148}, {"tool_search_call", 363}, {"tool_search_output", 366}, {"web_search_call", 386}}},
-	186:  {name: "ItemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1392, true}, {"id", 1369, false}, {"phase", 1394, false}, {"role", 1396, true}, {"status", 1397, false}, {"type", 1398, false}}, nreq: 2},
-	187:  {name: "ItemReferenceParam", kind: kindObject, mask: mObject, props: []prop{{"id", 1399, true}, {"type", 1400, false}}, nreq: 1},
-	188:  {name: "ItemResource", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"additional_tools", 0}, {"apply_patch_call", 12}, {"apply_patch_call_output", 14}, {"code_interpreter_call", 62}, {"compaction", 63}, {"computer_call", 78}, {"computer_call_output", 80}, {"custom_tool_call", 109}, {"custom_tool_call_output", 108}, {"file_search_call", 129}, {"function_call", 159}, {"function_call_output", 158}, {"image_generation_call", 167}, {"local_shell_call", 194}, {"local_shell_call_output", 195}, {"mcp_approval_request", 199}, {"mcp_approval_response", 201}, {"mcp_call", 206}, {"mcp_list_tools", 202}, {"message", 189}, {"program", 237}, {"program_output", 239}, {"reasoning", 257}, {"shell_call", 140}, {"shell_call_output", 143}, {"tool_search_call", 362}, {"tool_search_output", 365}, {"web_search_call", 386}}},
-	189:  {name: "ItemResourceMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1403, true}, {"id", 1405, true}, {"phase", 1394, false}, {"role", 1406, true}, {"status", 1407, false}, {"type", 1408, true}}, nreq: 4},
-	190:  {name: "KeyPressAction", kind: kindObject, mask: mObject, props: []prop{{"keys", 1409, true}, {"type", 1411, true}}, nreq: 2},
-	191:  {name: "LocalEnvironmentParam", kind: kindObject, mask: mObject, props: []prop{{"skills", 1412, false}, {"type", 1413, true}}, nreq: 1},
-	192:  {name: "LocalEnvironmentResource", kind: kindObject, mask: mObject, props: []prop{{"type", 1414, true}}, nreq: 1},
-	193:  {name: "LocalShellExecAction", kind: kindObject, mask: mObject, props: []prop{{"command", 1415, true}, {"env", 1417, true}, {"timeout_ms", 1418, false}, {"type", 1421, true}, {"user", 1422, false}, {"working_directory", 1425, false}}, nreq: 3},
-	194:  {name: "LocalShellToolCall", kind: kindObject, mask: mObject, props: []prop{{"action", 1428, true}, {"call_id", 1430, true}, {"id", 1431, true}, {"status", 1432, true}, {"type", 1433, true}}, nreq: 5},
-	195:  {name: "LocalShellToolCallOutput", kind: kindObject, mask: mObject, props: []prop{{"id", 1434, true}, {"output", 1435, true}, {"status", 1436, false}, {"type", 1439, true}}, nreq: 3},
-	196:  {name: "LocalShellToolParam", kind: kindObject, mask: mObject, props: []prop{{"type", 1440, true}}, nreq: 1},
-	197:  {name: "LocalSkillParam", kind: kindObject, mask: mObject, props: []prop{{"description", 1441, true}, {"name", 1442, true}, {"path", 1443, true}}, nreq: 3},
-	198:  {name: "LogProb", kind: kindObject, mask: mObject, props: []prop{{"bytes", 1444, true}, {"logprob", 1446, true}, {"token", 1447, true}, {"top_logprobs", 1448, true}}, nreq: 4},
-	199:  {name: "MCPApprovalRequest", kind: kindObject, mask: mObject, props: []prop{{"arguments", 1449, true}, {"id", 1450, true}, {"name", 1451, true}, {"server_label", 1452, true}, {"type", 1453, true}}, nreq: 5},
-	200:  {name: "MCPApprovalResponse", kind: kindObject, mask: mObject, props: []prop{{"approval_request_id", 1454, true}, {"approve", 1455, true}, {"id", 1456, false}, {"reason", 1459, false}, {"type", 1462, true}}, nreq: 3},
-	201:  {name: "MCPApprovalResponseResource", kind: kindObject, mask: mObject, props: []prop{{"approval_request_id", 1463, true}, {"approve", 1464, true}, {"id", 1465, true}, {"reason", 1466, false}, {"type", 1469, true}}, nreq: 4},
-	202:  {name: "MCPListTools", kind: kindObject, mask: mObject, props: []prop{{"error", 1470, false}, {"id", 1473, true}, {"server_label", 1474, true}, {"tools", 1475, true}, {"type", 1476, true}}, nreq: 4},
-	203:  {name: "MCPListToolsTool", kind: kindObject, mask: mObject, props: []prop{{"annotations", 1477, false}, {"description", 1478, false}, {"input_schema", 1481, true}, {"name", 1482, true}}, nreq: 2},
-	204:  {name: "MCPProtocolError", kind: kindObject, mask: mObject, props: []prop{{"code", 1483, true}, {"message", 1484, true}, {"type", 1485, true}}, nreq: 3},
-	205:  {name: "MCPTool", kind: kindObject, mask: mObject, props: []prop{{"allowed_callers", 1486, false}, {"allowed_tools", 1489, false}, {"authorization", 1494, false}, {"connector_id", 1495, false}, {"defer_loading", 1496, false}, {"headers", 1497, false}, {"require_approval", 1498, false}, {"server_description", 1507, false}, {"server_label", 1508, true}, {"server_url", 1509, false}, {"tunnel_id", 1510, false}, {"type", 1511, true}}, nreq: 2},
-	206:  {name: "MCPToolCall", kind: kindObject, mask: mObject, props: []prop{{"approval_request_id", 1512, false}, {"arguments", 1515, true}, {"error", 1516, false}, {"id", 1518, true}, {"name", 1519, true}, {"output", 1520, false}, {"server_label", 1523, true}, {"status", 1524, false}, {"type", 1526, true}}, nreq: 5},
-	207:  {name: "MCPToolCallError", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"http_error", 162}, {"mcp_protocol_error", 204}, {"mcp_tool_execution_error", 209}}},
-	208:  {name: "MCPToolCallStatus", kind: kindScalar, mask: mString, values: []string{"calling", "completed", "failed", "in_progress", "incomplete"}},
-	209:  {name: "MCPToolExecutionError", kind: kindObject, mask: mObject, props: []prop{{"content", 1527, true}, {"type", 1528, true}}, nreq: 2},
-	210:  {name: "MCPToolFilter", kind: kindObject, mask: mObject, props: []prop{{"read_only", 1529, false}, {"tool_names", 1530, false}}},
-	211:  {name: "Message", kind: kindObject, mask: mObject, props: []prop{{"content", 1532, true}, {"id", 1534, true}, {"phase", 1535, false}, {"role", 1537, true}, {"status", 1539, true}, {"type", 1541, true}}, nreq: 5},
-	212:  {name: "MessagePhase", kind: kindScalar, mask: mString, values: []string{"commentary", "final_answer"}},
-	213:  {name: "MessagePhase-2", kind: kindScalar, mask: mString, values: []string{"commentary", "final_answer"}},
-	214:  {name: "MessageRole", kind: kindScalar, mask: mString, values: []string{"assistant", "critic", "developer", "discriminator", "system", "tool", "unknown", "user"}},
-	215:  {name: "MessageStatus", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	216:  {name: "Metadata", kind: kindAny, mask: mAll},
-	217:  {name: "ModelIdsResponses", kind: kindScalar, mask: mString},
-	218:  {name: "ModelIdsShared", kind: kindScalar, mask: mString},
-	219:  {name: "ModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 833, false}, {"prompt_cache_key", 834, false}, {"prompt_cache_retention", 839, false}, {"safety_identifier", 842, false}, {"temperature", 845, false}, {"top_logprobs", 1542, false}, {"top_p", 849, false}, {"user", 852, false}}},
-	220:  {name: "Moderation", kind: kindObject, mask: mObject, props: []prop{{"input", 1545, true}, {"output", 1546, true}}, nreq: 2},
-	221:  {name: "ModerationConfigParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 1547, true}}, nreq: 1},
-	222:  {name: "ModerationErrorBody", kind: kindObject, mask: mObject, props: []prop{{"code", 1549, true}, {"message", 1550, true}, {"type", 1551, true}}, nreq: 3},
-	223:  {name: "ModerationInputType", kind: kindScalar, mask: mString, values: []string{"image", "text"}},
-	224:  {name: "ModerationMode", kind: kindScalar, mask: mString, values: []string{"block", "score"}},
-	225:  {name: "ModerationParam", kind: kindObject, mask: mObject, props: []prop{{"model", 1552, true}, {"policy", 1553, false}}, nreq: 1},
-	226:  {name: "ModerationPolicyParam", kind: kindObject, mask: mObject, props: []prop{{"input", 1555, false}, {"output", 1557, false}}},
-	227:  {name: "ModerationResultBody", kind: kindObject, mask: mObject, props: []prop{{"categories", 1559, true}, {"category_applied_input_types", 1560, true}, {"category_scores", 1561, true}, {"flagged", 1562, true}, {"model", 1563, true}, {"type", 1564, true}}, nreq: 6},
-	228:  {name: "MoveParam", kind: kindObject, mask: mObject, props: []prop{{"keys", 1565, false}, {"type", 1569, true}, {"x", 1570, true}, {"y", 1571, true}}, nreq: 3},
-	229:  {name: "NamespaceToolParam", kind: kindObject, mask: mObject, props: []prop{{"description", 1572, true}, {"name", 1573, true}, {"tools", 1574, true}, {"type", 1576, true}}, nreq: 4},
-	230:  {name: "OutputContent", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"output_text", 234}, {"reasoning_text", 259}, {"refusal", 260}}},
-	231:  {name: "OutputItem", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"additional_tools", 0}, {"apply_patch_call", 12}, {"apply_patch_call_output", 14}, {"code_interpreter_call", 62}, {"compaction", 63}, {"computer_call", 78}, {"computer_call_output", 80}, {"custom_tool_call", 106}, {"custom_tool_call_output", 108}, {"file_search_call", 129}, {"function_call", 156}, {"function_call_output", 158}, {"image_generation_call", 167}, {"local_shell_call", 194}, {"local_shell_call_output", 195}, {"mcp_approval_request", 199}, {"mcp_approval_response", 201}, {"mcp_call", 206}, {"mcp_list_tools", 202}, {"message", 232}, {"program", 237}, {"program_output", 239}, {"reasoning", 257}, {"shell_call", 140}, {"shell_call_output", 143}, {"tool_search_call", 362}, {"tool_search_output", 365}, {"web_search_call", 386}}},
-	232:  {name: "OutputMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 1577, true}, {"id", 1369, true}, {"phase", 1394, false}, {"role", 1578, true}, {"status", 1579, true}, {"type", 1580, true}}, nreq: 5},
-	233:  {name: "OutputMessageContent", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"output_text", 234}, {"refusal", 260}}},
-	234:  {name: "OutputTextContent", kind: kindObject, mask: mObject, props: []prop{{"annotations", 1581, true}, {"logprobs", 1582, true}, {"text", 1583, true}, {"type", 1584, true}}, nreq: 4},
-	235:  {name: "ParallelToolCalls", kind: kindScalar, mask: mBool},
-	236:  {name: "PredictionContent", kind: kindObject, mask: mObject, props: []prop{{"content", 1585, true}, {"type", 1589, true}}, nreq: 2},
-	237:  {name: "Program", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1590, true}, {"code", 1591, true}, {"fingerprint", 1592, true}, {"id", 1593, true}, {"type", 1594, true}}, nreq: 5},
-	238:  {name: "ProgramItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1595, true}, {"code", 1596, true}, {"fingerprint", 1597, true}, {"id", 1598, true}, {"type", 1599, true}}, nreq: 5},
-	239:  {name: "ProgramOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1600, true}, {"id", 1601, true}, {"result", 1602, true}, {"status", 1603, true}, {"type", 1605, true}}, nreq: 5},
-	240:  {name: "ProgramOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 1606, true}, {"id", 1607, true}, {"result", 1608, true}, {"status", 1609, true}, {"type", 1611, true}}, nreq: 5},
-	241:  {name: "ProgramOutputItemStatus", kind: kindScalar, mask: mString, values: []string{"completed", "incomplete"}},
-	242:  {name: "ProgramOutputStatus", kind: kindScalar, mask: mString, values: []string{"completed", "incomplete"}},
-	243:  {name: "ProgramToolCallCaller", kind: kindObject, mask: mObject, props: []prop{{"caller_id", 1612, true}, {"type", 1613, true}}, nreq: 2},
-	244:  {name: "ProgramToolCallCallerParam", kind: kindObject, mask: mObject, props: []prop{{"caller_id", 1614, true}, {"type", 1615, true}}, nreq: 2},
-	245:  {name: "ProgrammaticToolCallingParam", kind: kindObject, mask: mObject, props: []prop{{"type", 1616, true}}, nreq: 1},
-	246:  {name: "Prompt", kind: kindObject, mask: mNull | mObject, props: []prop{{"id", 1617, true}, {"variables", 1618, false}, {"version", 1619, false}}, nreq: 1},
-	247:  {name: "PromptCacheBreakpointConfig", kind: kindObject, mask: mObject, props: []prop{{"mode", 1622, true}}, nreq: 1},
-	248:  {name: "PromptCacheBreakpointParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 1623, true}}, nreq: 1},
-	249:  {name: "PromptCacheModeEnum", kind: kindScalar, mask: mString, values: []string{"explicit", "implicit"}},
-	250:  {name: "PromptCacheOptions", kind: kindObject, mask: mObject, props: []prop{{"mode", 1624, true}, {"ttl", 1626, true}}, nreq: 2},
-	251:  {name: "PromptCacheOptionsParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 1628, false}, {"ttl", 1630, false}}},
-	252:  {name: "PromptCacheTTLEnum", kind: kindScalar, mask: mString, values: []string{"30m"}},
-	253:  {name: "RankerVersionType", kind: kindScalar, mask: mString, values: []string{"auto", "default-2024-11-15"}},
-	254:  {name: "RankingOptions", kind: kindObject, mask: mObject, props: []prop{{"hybrid_search", 1632, false}, {"ranker", 1634, false}, {"score_threshold", 1636, false}}},
-	255:  {name: "Reasoning", kind: kindObject, mask: mObject, props: []prop{{"context", 1637, false}, {"effort", 256, false}, {"generate_summary", 1640, false}, {"mode", 1643, false}, {"summary", 1645, false}}},
-	256:  {name: "ReasoningEffort", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "max", "medium", "minimal", "none", "xhigh"}},
-	257:  {name: "ReasoningItem", kind: kindObject, mask: mObject, props: []prop{{"content", 1648, false}, {"encrypted_content", 1649, false}, {"id", 1652, true}, {"status", 1653, false}, {"summary", 1654, true}, {"type", 1655, true}}, nreq: 3},
-	258:  {name: "ReasoningModeEnum", kind: kindScalar, mask: mString},
-	259:  {name: "ReasoningTextContent", kind: kindObject, mask: mObject, props: []prop{{"text", 1656, true}, {"type", 1657, true}}, nreq: 2},
-	260:  {name: "RefusalContent", kind: kindObject, mask: mObject, props: []prop{{"refusal", 1658, true}, {"type", 1659, true}}, nreq: 2},
-	261:  {name: "Response", kind: kindObject, mask: mObject, props: []prop{{"background", 945, false}, {"completed_at", 1660, false}, {"conversation", 1663, false}, {"created_at", 1665, true}, {"error", 278, true}, {"id", 1666, true}, {"incomplete_details", 1667, true}, {"instructions", 1671, true}, {"max_output_tokens", 1676, false}, {"max_tool_calls", 948, false}, {"metadata", 833, true}, {"model", 951, true}, {"moderation", 1679, false}, {"object", 1681, true}, {"output", 1682, true}, {"output_text", 1683, false}, {"parallel_tool_calls", 1686, true}, {"previous_response_id", 953, false}, {"prompt", 246, false}, {"prompt_cache_key", 834, false}, {"prompt_cache_options", 1687, false}, {"prompt_cache_retention", 839, false}, {"reasoning", 1689, false}, {"safety_identifier", 842, false}, {"service_tier", 341, false}, {"status", 1691, false}, {"temperature", 845, true}, {"text", 956, false}, {"tool_choice", 958, true}, {"tools", 960, true}, {"top_logprobs", 1542, false}, {"top_p", 849, true}, {"truncation", 1692, false}, {"usage", 1695, false}, {"user", 852, false}}, nreq: 14},
-	262:  {name: "ResponseAudioDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1697, true}, {"sequence_number", 1698, true}, {"type", 1699, true}}, nreq: 3},
-	263:  {name: "ResponseAudioDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"sequence_number", 1700, true}, {"type", 1701, true}}, nreq: 2},
-	264:  {name: "ResponseAudioTranscriptDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1702, true}, {"sequence_number", 1703, true}, {"type", 1704, true}}, nreq: 3},
-	265:  {name: "ResponseAudioTranscriptDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"sequence_number", 1705, true}, {"type", 1706, true}}, nreq: 2},
-	266:  {name: "ResponseCodeInterpreterCallCodeDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1707, true}, {"item_id", 1708, true}, {"output_index", 1709, true}, {"sequence_number", 1710, true}, {"type", 1711, true}}, nreq: 5},
-	267:  {name: "ResponseCodeInterpreterCallCodeDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"code", 1712, true}, {"item_id", 1713, true}, {"output_index", 1714, true}, {"sequence_number", 1715, true}, {"type", 1716, true}}, nreq: 5},
-	268:  {name: "ResponseCodeInterpreterCallCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1717, true}, {"output_index", 1718, true}, {"sequence_number", 1719, true}, {"type", 1720, true}}, nreq: 4},
-	269:  {name: "ResponseCodeInterpreterCallInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1721, true}, {"output_index", 1722, true}, {"sequence_number", 1723, true}, {"type", 1724, true}}, nreq: 4},
-	270:  {name: "ResponseCodeInterpreterCallInterpretingEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1725, true}, {"output_index", 1726, true}, {"sequence_number", 1727, true}, {"type", 1728, true}}, nreq: 4},
-	271:  {name: "ResponseCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1729, true}, {"sequence_number", 1731, true}, {"type", 1732, true}}, nreq: 3},
-	272:  {name: "ResponseContentPartAddedEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1733, true}, {"item_id", 1734, true}, {"output_index", 1735, true}, {"part", 1736, true}, {"sequence_number", 1738, true}, {"type", 1739, true}}, nreq: 6},
-	273:  {name: "ResponseContentPartDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1740, true}, {"item_id", 1741, true}, {"output_index", 1742, true}, {"part", 1743, true}, {"sequence_number", 1745, true}, {"type", 1746, true}}, nreq: 6},
-	274:  {name: "ResponseConversation", kind: kindObject, mask: mObject, props: []prop{{"id", 1747, true}}, nreq: 1},
-	275:  {name: "ResponseCreatedEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1748, true}, {"sequence_number", 1750, true}, {"type", 1751, true}}, nreq: 3},
-	276:  {name: "ResponseCustomToolCallInputDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1752, true}, {"item_id", 1753, true}, {"output_index", 1754, true}, {"sequence_number", 1755, true}, {"type", 1756, true}}, nreq: 5},
-	277:  {name: "ResponseCustomToolCallInputDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"input", 1757, true}, {"item_id", 1758, true}, {"output_index", 1759, true}, {"sequence_number", 1760, true}, {"type", 1761, true}}, nreq: 5},
-	278:  {name: "ResponseError", kind: kindObject, mask: mNull | mObject, props: []prop{{"code", 1762, true}, {"message", 1764, true}}, nreq: 2},
-	279:  {name: "ResponseErrorCode", kind: kindScalar, mask: mString, values: []string{"bio_policy", "data_residency_mismatch", "empty_image_file", "failed_to_download_image", "image_content_policy_violation", "image_file_not_found", "image_file_too_large", "image_parse_error", "image_too_large", "image_too_small", "invalid_base64_image", "invalid_image", "invalid_image_format", "invalid_image_mode", "invalid_image_url", "invalid_prompt", "rate_limit_exceeded", "server_error", "unsupported_image_media_type", "vector_store_timeout"}},
-	280:  {name: "ResponseErrorEvent", kind: kindObject, mask: mObject, props: []prop{{"code", 1765, true}, {"message", 1768, true}, {"param", 1769, true}, {"sequence_number", 1772, true}, {"type", 1773, true}}, nreq: 5},
-	281:  {name: "ResponseFailedEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1774, true}, {"sequence_number", 1776, true}, {"type", 1777, true}}, nreq: 3},
-	282:  {name: "ResponseFileSearchCallCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1778, true}, {"output_index", 1779, true}, {"sequence_number", 1780, true}, {"type", 1781, true}}, nreq: 4},
-	283:  {name: "ResponseFileSearchCallInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1782, true}, {"output_index", 1783, true}, {"sequence_number", 1784, true}, {"type", 1785, true}}, nreq: 4},
-	284:  {name: "ResponseFileSearchCallSearchingEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1786, true}, {"output_index", 1787, true}, {"sequence_number", 1788, true}, {"type", 1789, true}}, nreq: 4},
-	285:  {name: "ResponseFormatJsonObject", kind: kindObject, mask: mObject, props: []prop{{"type", 1790, true}}, nreq: 1},
-	286:  {name: "ResponseFormatJsonSchema", kind: kindObject, mask: mObject, props: []prop{{"json_schema", 1791, true}, {"type", 1798, true}}, nreq: 2},
-	287:  {name: "ResponseFormatJsonSchemaSchema", kind: kindAny, mask: mAll},
-	288:  {name: "ResponseFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 1799, true}}, nreq: 1},
-	289:  {name: "ResponseFunctionCallArgumentsDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1800, true}, {"item_id", 1801, true}, {"output_index", 1802, true}, {"sequence_number", 1803, true}, {"type", 1804, true}}, nreq: 5},
-	290:  {name: "ResponseFunctionCallArgumentsDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"arguments", 1805, true}, {"item_id", 1806, true}, {"name", 1807, true}, {"output_index", 1808, true}, {"sequence_number", 1809, true}, {"type", 1810, true}}, nreq: 6},
-	291:  {name: "ResponseImageGenCallCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1811, true}, {"output_index", 1812, true}, {"sequence_number", 1813, true}, {"type", 1814, true}}, nreq: 4},
-	292:  {name: "ResponseImageGenCallGeneratingEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1815, true}, {"output_index", 1816, true}, {"sequence_number", 1817, true}, {"type", 1818, true}}, nreq: 4},
-	293:  {name: "ResponseImageGenCallInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1819, true}, {"output_index", 1820, true}, {"sequence_number", 1821, true}, {"type", 1822, true}}, nreq: 4},
-	294:  {name: "ResponseImageGenCallPartialImageEvent", kind: kindObject, mask: mObject, props: []prop{{"background", 1823, false}, {"item_id", 1824, true}, {"output_format", 1825, false}, {"output_index", 1826, true}, {"partial_image_b64", 1827, true}, {"partial_image_index", 1828, true}, {"quality", 1829, false}, {"sequence_number", 1830, true}, {"size", 1831, false}, {"type", 1832, true}}, nreq: 6},
-	295:  {name: "ResponseInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1833, true}, {"sequence_number", 1835, true}, {"type", 1836, true}}, nreq: 3},
-	296:  {name: "ResponseIncompleteEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1837, true}, {"sequence_number", 1839, true}, {"type", 1840, true}}, nreq: 3},
-	297:  {name: "ResponseItemList", kind: kindObject, mask: mObject, props: []prop{{"data", 1841, true}, {"first_id", 1842, true}, {"has_more", 1843, true}, {"last_id", 1844, true}, {"object", 1845, true}}, nreq: 5},
-	298:  {name: "ResponseLogProb", kind: kindObject, mask: mObject, props: []prop{{"logprob", 1846, true}, {"token", 1847, true}, {"top_logprobs", 1848, false}}, nreq: 2},
-	299:  {name: "ResponseMCPCallArgumentsDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1852, true}, {"item_id", 1853, true}, {"output_index", 1854, true}, {"sequence_number", 1855, true}, {"type", 1856, true}}, nreq: 5},
-	300:  {name: "ResponseMCPCallArgumentsDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"arguments", 1857, true}, {"item_id", 1858, true}, {"output_index", 1859, true}, {"sequence_number", 1860, true}, {"type", 1861, true}}, nreq: 5},
-	301:  {name: "ResponseMCPCallCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1862, true}, {"output_index", 1863, true}, {"sequence_number", 1864, true}, {"type", 1865, true}}, nreq: 4},
-	302:  {name: "ResponseMCPCallFailedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1866, true}, {"output_index", 1867, true}, {"sequence_number", 1868, true}, {"type", 1869, true}}, nreq: 4},
-	303:  {name: "ResponseMCPCallInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1870, true}, {"output_index", 1871, true}, {"sequence_number", 1872, true}, {"type", 1873, true}}, nreq: 4},
-	304:  {name: "ResponseMCPListToolsCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1874, true}, {"output_index", 1875, true}, {"sequence_number", 1876, true}, {"type", 1877, true}}, nreq: 4},
-	305:  {name: "ResponseMCPListToolsFailedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1878, true}, {"output_index", 1879, true}, {"sequence_number", 1880, true}, {"type", 1881, true}}, nreq: 4},
-	306:  {name: "ResponseMCPListToolsInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1882, true}, {"output_index", 1883, true}, {"sequence_number", 1884, true}, {"type", 1885, true}}, nreq: 4},
-	307:  {name: "ResponseModalities", kind: kindArray, mask: mArray | mNull, items: 1886},
-	308:  {name: "ResponseOutputItemAddedEvent", kind: kindObject, mask: mObject, props: []prop{{"item", 1887, true}, {"output_index", 1889, true}, {"sequence_number", 1890, true}, {"type", 1891, true}}, nreq: 4},
-	309:  {name: "ResponseOutputItemDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"item", 1892, true}, {"output_index", 1894, true}, {"sequence_number", 1895, true}, {"type", 1896, true}}, nreq: 4},
-	310:  {name: "ResponseOutputTextAnnotationAddedEvent", kind: kindObject, mask: mObject, props: []prop{{"annotation", 1897, true}, {"annotation_index", 1899, true}, {"content_index", 1900, true}, {"item_id", 1901, true}, {"output_index", 1902, true}, {"sequence_number", 1903, true}, {"type", 1904, true}}, nreq: 7},
-	311:  {name: "ResponsePromptVariables", kind: kindAny, mask: mAll},
-	312:  {name: "ResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"background", 945, false}, {"max_tool_calls", 948, false}, {"model", 951, false}, {"previous_response_id", 953, false}, {"prompt", 246, false}, {"text", 956, false}, {"tool_choice", 958, false}, {"tools", 960, false}}},
-	313:  {name: "ResponseQueuedEvent", kind: kindObject, mask: mObject, props: []prop{{"response", 1905, true}, {"sequence_number", 1907, true}, {"type", 1908, true}}, nreq: 3},
-	314:  {name: "ResponseReasoningSummaryPartAddedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1909, true}, {"output_index", 1910, true}, {"part", 1911, true}, {"sequence_number", 1914, true}, {"summary_index", 1915, true}, {"type", 1916, true}}, nreq: 6},
-	315:  {name: "ResponseReasoningSummaryPartDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1917, true}, {"output_index", 1918, true}, {"part", 1919, true}, {"sequence_number", 1922, true}, {"status", 1923, false}, {"summary_index", 1924, true}, {"type", 1925, true}}, nreq: 6},
-	316:  {name: "ResponseReasoningSummaryTextDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"delta", 1926, true}, {"item_id", 1927, true}, {"output_index", 1928, true}, {"sequence_number", 1929, true}, {"summary_index", 1930, true}, {"type", 1931, true}}, nreq: 6},
-	317:  {name: "ResponseReasoningSummaryTextDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 1932, true}, {"output_index", 1933, true}, {"sequence_number", 1934, true}, {"summary_index", 1935, true}, {"text", 1936, true}, {"type", 1937, true}}, nreq: 6},
-	318:  {name: "ResponseReasoningTextDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1938, true}, {"delta", 1939, true}, {"item_id", 1940, true}, {"output_index", 1941, true}, {"sequence_number", 1942, true}, {"type", 1943, true}}, nreq: 6},
-	319:  {name: "ResponseReasoningTextDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1944, true}, {"item_id", 1945, true}, {"output_index", 1946, true}, {"sequence_number", 1947, true}, {"text", 1948, true}, {"type", 1949, true}}, nreq: 6},
-	320:  {name: "ResponseRefusalDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1950, true}, {"delta", 1951, true}, {"item_id", 1952, true}, {"output_index", 1953, true}, {"sequence_number", 1954, true}, {"type", 1955, true}}, nreq: 6},
-	321:  {name: "ResponseRefusalDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1956, true}, {"item_id", 1957, true}, {"output_index", 1958, true}, {"refusal", 1959, true}, {"sequence_number", 1960, true}, {"type", 1961, true}}, nreq: 6},
-	322:  {name: "ResponseShellCallCommandAddedStreamingEvent", kind: kindObject, mask: mObject, props: []prop{{"command", 1962, true}, {"command_index", 1963, true}, {"output_index", 1964, true}, {"sequence_number", 1965, true}, {"type", 1966, true}}, nreq: 5},
-	323:  {name: "ResponseShellCallCommandDeltaStreamingEvent", kind: kindObject, mask: mObject, props: []prop{{"command_index", 1967, true}, {"delta", 1968, true}, {"obfuscation", 1969, false}, {"output_index", 1970, true}, {"sequence_number", 1971, true}, {"type", 1972, true}}, nreq: 5},
-	324:  {name: "ResponseShellCallCommandDoneStreamingEvent", kind: kindObject, mask: mObject, props: []prop{{"command", 1973, true}, {"command_index", 1974, true}, {"output_index", 1975, true}, {"sequence_number", 1976, true}, {"type", 1977, true}}, nreq: 5},
-	325:  {name: "ResponseShellCallOutputContentDeltaStreamingEvent", kind: kindObject, mask: mObject, props: []prop{{"command_index", 1978, true}, {"delta", 1979, true}, {"item_id", 1981, true}, {"output_index", 1982, true}, {"sequence_number", 1983, true}, {"type", 1984, true}}, nreq: 6},
-	326:  {name: "ResponseShellCallOutputContentDoneStreamingEvent", kind: kindObject, mask: mObject, props: []prop{{"command_index", 1985, true}, {"item_id", 1986, true}, {"output", 1987, true}, {"output_index", 1988, true}, {"sequence_number", 1989, true}, {"type", 1990, true}}, nreq: 6},
-	327:  {name: "ResponseStreamEvent", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 280}, {"response.audio.delta", 262}, {"response.audio.done", 263}, {"response.audio.transcript.delta", 264}, {"response.audio.transcript.done", 265}, {"response.code_interpreter_call.completed", 268}, {"response.code_interpreter_call.in_progress", 269}, {"response.code_interpreter_call.interpreting", 270}, {"response.code_interpreter_call_code.delta", 266}, {"response.code_interpreter_call_code.done", 267}, {"response.completed", 271}, {"response.content_part.added", 272}, {"response.content_part.done", 273}, {"response.created", 275}, {"response.custom_tool_call_input.delta", 276}, {"response.custom_tool_call_input.done", 277}, {"response.failed", 281}, {"response.file_search_call.completed", 282}, {"response.file_search_call.in_progress", 283}, {"response.file_search_call.searching", 284}, {"response.function_call_arguments.delta", 289}, {"response.function_call_arguments.done", 290}, {"response.image_generation_call.completed", 291}, {"response.image_generation_call.generating", 292}, {"response.image_generation_call.in_progress", 293}, {"response.image_generation_call.partial_image", 294}, {"response.in_progress", 295}, {"response.incomplete", 296}, {"response.mcp_call.completed", 301}, {"response.mcp_call.failed", 302}, {"response.mcp_call.in_progress", 303}, {"response.mcp_call_arguments.delta", 299}, {"response.mcp_call_arguments.done", 300}, {"response.mcp_list_tools.completed", 304}, {"response.mcp_list_tools.failed", 305}, {"response.mcp_list_tools.in_progress", 306}, {"response.output_item.added", 308}, {"response.output_item.done", 309}, {"response.output_text.annotation.added", 310}, {"response.output_text.delta", 329}, {"response.output_text.done", 330}, {"response.queued", 313}, {"response.reasoning_summary_part.added", 314}, {"response.reasoning_summary_part.done", 315}, {"response.reasoning_summary_text.delta", 316}, {"response.reasoning_summary_text.done", 317}, {"response.reasoning_text.delta", 318}, {"response.reasoning_text.done", 319}, {"response.refusal.delta", 320}, {"response.refusal.done", 321}, {"response.shell_call_command.added", 322}, {"response.shell_call_command.delta", 323}, {"response.shell_call_command.done", 324}, {"response.shell_call_output_content.delta", 325}, {"response.shell_call_output_content.done", 326}, {"response.web_search_call.completed", 333}, {"response.web_search_call.in_progress", 334}, {"response.web_search_call.searching", 335}}},
-	328:  {name: "ResponseStreamOptions", kind: kindObject, mask: mNull | mObject, props: []prop{{"include_obfuscation", 1991, false}}},
-	329:  {name: "ResponseTextDeltaEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1992, true}, {"delta", 1993, true}, {"item_id", 1994, true}, {"logprobs", 1995, true}, {"output_index", 1996, true}, {"sequence_number", 1997, true}, {"type", 1998, true}}, nreq: 7},
-	330:  {name: "ResponseTextDoneEvent", kind: kindObject, mask: mObject, props: []prop{{"content_index", 1999, true}, {"item_id", 2000, true}, {"logprobs", 2001, true}, {"output_index", 2002, true}, {"sequence_number", 2003, true}, {"text", 2004, true}, {"type", 2005, true}}, nreq: 7},
-	331:  {name: "ResponseTextParam", kind: kindObject, mask: mObject, props: []prop{{"format", 2006, false}, {"verbosity", 374, false}}},
-	332:  {name: "ResponseUsage", kind: kindObject, mask: mObject, props: []prop{{"input_tokens", 2008, true}, {"input_tokens_details", 2009, true}, {"output_tokens", 2012, true}, {"output_tokens_details", 2013, true}, {"total_tokens", 2015, true}}, nreq: 5},
-	333:  {name: "ResponseWebSearchCallCompletedEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 2016, true}, {"output_index", 2017, true}, {"sequence_number", 2018, true}, {"type", 2019, true}}, nreq: 4},
-	334:  {name: "ResponseWebSearchCallInProgressEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 2020, true}, {"output_index", 2021, true}, {"sequence_number", 2022, true}, {"type", 2023, true}}, nreq: 4},
-	335:  {name: "ResponseWebSearchCallSearchingEvent", kind: kindObject, mask: mObject, props: []prop{{"item_id", 2024, true}, {"output_index", 2025, true}, {"sequence_number", 2026, true}, {"type", 2027, true}}, nreq: 4},
-	336:  {name: "ScreenshotParam", kind: kindObject, mask: mObject, props: []prop{{"type", 2028, true}}, nreq: 1},
-	337:  {name: "ScrollParam", kind: kindObject, mask: mObject, props: []prop{{"keys", 2029, false}, {"scroll_x", 2033, true}, {"scroll_y", 2034, true}, {"type", 2035, true}, {"x", 2036, true}, {"y", 2037, true}}, nreq: 5},
-	338:  {name: "SearchContentType", kind: kindScalar, mask: mString, values: []string{"image", "text"}},
-	339:  {name: "SearchContextSize", kind: kindScalar, mask: mString, values: []string{"high", "low", "medium"}},
-	340:  {name: "ServiceTier", kind: kindScalar, mask: mNull | mString, values: []string{"auto", "default", "fast", "flex", "priority", "scale"}},
-	341:  {name: "ServiceTierResponses", kind: kindScalar, mask: mNull | mString, values: []string{"auto", "default", "fast", "flex", "priority", "scale", "ultrafast"}},
-	342:  {name: "ShellCallOutputDelta", kind: kindObject, mask: mObject, props: []prop{{"stderr", 2038, false}, {"stdout", 2039, false}}},
-	343:  {name: "SkillReferenceParam", kind: kindObject, mask: mObject, props: []prop{{"skill_id", 2040, true}, {"type", 2041, true}, {"version", 2042, false}}, nreq: 2},
-	344:  {name: "SpecificApplyPatchParam", kind: kindObject, mask: mObject, props: []prop{{"type", 2043, true}}, nreq: 1},
-	345:  {name: "SpecificFunctionShellParam", kind: kindObject, mask: mObject, props: []prop{{"type", 2044, true}}, nreq: 1},
-	346:  {name: "SpecificProgrammaticToolCallingParam", kind: kindObject, mask: mObject, props: []prop{{"type", 2045, true}}, nreq: 1},
-	347:  {name: "StopConfiguration", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{2046, 2047}},
-	348:  {name: "SummaryTextContent", kind: kindObject, mask: mObject, props: []prop{{"text", 2049, true}, {"type", 2050, true}}, nreq: 2},
-	349:  {name: "TextContent", kind: kindObject, mask: mObject, props: []prop{{"text", 2051, true}, {"type", 2052, true}}, nreq: 2},
-	350:  {name: "TextResponseFormatConfiguration", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"json_object", 285}, {"json_schema", 351}, {"text", 288}}},
-	351:  {name: "TextResponseFormatJsonSchema", kind: kindObject, mask: mObject, props: []prop{{"description", 2053, false}, {"name", 2054, true}, {"schema", 2055, true}, {"strict", 2056, false}, {"type", 2059, true}}, nreq: 3},
-	352:  {name: "Tool", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"apply_patch", 16}, {"code_interpreter", 61}, {"computer", 77}, {"computer_use_preview", 81}, {"custom", 113}, {"file_search", 128}, {"function", 155}, {"image_generation", 166}, {"local_shell", 196}, {"mcp", 205}, {"namespace", 229}, {"programmatic_tool_calling", 245}, {"shell", 154}, {"tool_search", 367}, {"web_search", 385}, {"web_search_2025_08_26", 385}, {"web_search_preview", 384}, {"web_search_preview_2025_03_11", 384}}},
-	353:  {name: "ToolCallCaller", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"direct", 116}, {"program", 243}}},
-	354:  {name: "ToolCallCallerParam", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"direct", 117}, {"program", 244}}},
-	355:  {name: "ToolChoiceAllowed", kind: kindObject, mask: mObject, props: []prop{{"mode", 2060, true}, {"tools", 2061, true}, {"type", 2063, true}}, nreq: 3},
-	356:  {name: "ToolChoiceCustom", kind: kindObject, mask: mObject, props: []prop{{"name", 2064, true}, {"type", 2065, true}}, nreq: 2},
-	357:  {name: "ToolChoiceFunction", kind: kindObject, mask: mObject, props: []prop{{"name", 2066, true}, {"type", 2067, true}}, nreq: 2},
-	358:  {name: "ToolChoiceMCP", kind: kindObject, mask: mObject, props: []prop{{"name", 2068, false}, {"server_label", 2071, true}, {"type", 2072, true}}, nreq: 2},
-	359:  {name: "ToolChoiceOptions", kind: kindScalar, mask: mString, values: []string{"auto", "none", "required"}},
-	360:  {name: "ToolChoiceParam", kind: kindAlts, mask: mObject | mString, alts: []int32{359, 2073}},
-	361:  {name: "ToolChoiceTypes", kind: kindObject, mask: mObject, props: []prop{{"type", 2074, true}}, nreq: 1},
-	362:  {name: "ToolSearchCall", kind: kindObject, mask: mObject, props: []prop{{"arguments", 2075, true}, {"call_id", 2076, true}, {"created_by", 2079, false}, {"execution", 2080, true}, {"id", 2082, true}, {"status", 2083, true}, {"type", 2085, true}}, nreq: 6},
-	363:  {name: "ToolSearchCallItemParam", kind: kindObject, mask: mObject, props: []prop{{"arguments", 2086, true}, {"call_id", 2087, false}, {"execution", 2090, false}, {"id", 2092, false}, {"status", 2095, false}, {"type", 2097, true}}, nreq: 2},
-	364:  {name: "ToolSearchExecutionType", kind: kindScalar, mask: mString, values: []string{"client", "server"}},
-	365:  {name: "ToolSearchOutput", kind: kindObject, mask: mObject, props: []prop{{"call_id", 2098, true}, {"created_by", 2101, false}, {"execution", 2102, true}, {"id", 2104, true}, {"status", 2105, true}, {"tools", 2107, true}, {"type", 2108, true}}, nreq: 6},
-	366:  {name: "ToolSearchOutputItemParam", kind: kindObject, mask: mObject, props: []prop{{"call_id", 2109, false}, {"execution", 2112, false}, {"id", 2114, false}, {"status", 2117, false}, {"tools", 2119, true}, {"type", 2120, true}}, nreq: 2},
-	367:  {name: "ToolSearchToolParam", kind: kindObject, mask: mObject, props: []prop{{"description", 2121, false}, {"execution", 2124, false}, {"parameters", 2126, false}, {"type", 2127, true}}, nreq: 1},
-	368:  {name: "ToolsArray", kind: kindArray, mask: mArray, items: 352},
-	369:  {name: "TopLogProb", kind: kindObject, mask: mObject, props: []prop{{"bytes", 2128, true}, {"logprob", 2130, true}, {"token", 2131, true}}, nreq: 3},
-	370:  {name: "TypeParam", kind: kindObject, mask: mObject, props: []prop{{"text", 2132, true}, {"type", 2133, true}}, nreq: 2},
-	371:  {name: "UpdateConversationBody", kind: kindObject, mask: mObject, props: []prop{{"metadata", 2134, true}}, nreq: 1},
-	372:  {name: "UrlCitationBody", kind: kindObject, mask: mObject, props: []prop{{"end_index", 2135, true}, {"start_index", 2136, true}, {"title", 2137, true}, {"type", 2138, true}, {"url", 2139, true}}, nreq: 5},
-	373:  {name: "VectorStoreFileAttributes", kind: kindAny, mask: mAll},
-	374:  {name: "Verbosity", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "medium"}},
-	375:  {name: "VoiceIdsOrCustomVoice", kind: kindAlts, mask: mObject | mString, alts: []int32{376, 2140}},
-	376:  {name: "VoiceIdsShared", kind: kindScalar, mask: mString},
-	377:  {name: "WaitParam", kind: kindObject, mask: mObject, props: []prop{{"type", 2142, true}}, nreq: 1},
-	378:  {name: "WebSearchActionFind", kind: kindObject, mask: mObject, props: []prop{{"pattern", 2143, true}, {"type", 2144, true}, {"url", 2145, true}}, nreq: 3},
-	379:  {name: "WebSearchActionOpenPage", kind: kindObject, mask: mObject, props: []prop{{"type", 2146, true}, {"url", 2147, false}}, nreq: 1},
-	380:  {name: "WebSearchActionSearch", kind: kindObject, mask: mObject, props: []prop{{"queries", 2150, false}, {"query", 2152, false}, {"sources", 2153, false}, {"type", 2157, true}}, nreq: 1},
-	381:  {name: "WebSearchApproximateLocation", kind: kindObject, mask: mNull | mObject, props: []prop{{"city", 2158, false}, {"country", 2161, false}, {"region", 2164, false}, {"timezone", 2167, false}, {"type", 2170, false}}},
-	382:  {name: "WebSearchContextSize", kind: kindScalar, mask: mString, values: []string{"high", "low", "medium"}},
-	383:  {name: "WebSearchLocation", kind: kindObject, mask: mObject, props: []prop{{"city", 2171, false}, {"country", 2172, false}, {"region", 2173, false}, {"timezone", 2174, false}}},
-	384:  {name: "WebSearchPreviewTool", kind: kindObject, mask: mObject, props: []prop{{"search_content_types", 2175, false}, {"search_context_size", 2176, false}, {"type", 2178, true}, {"user_location", 2179, false}}, nreq: 1},
-	385:  {name: "WebSearchTool", kind: kindObject, mask: mObject, props: []prop{{"external_web_access", 2181, false}, {"filters", 2182, false}, {"search_context_size", 2189, false}, {"type", 2190, true}, {"user_location", 381, false}}, nreq: 1},
-	386:  {name: "WebSearchToolCall", kind: kindObject, mask: mObject, props: []prop{{"action", 2191, true}, {"id", 2192, true}, {"status", 2193, true}, {"type", 2194, true}}, nreq: 4},
-	387:  {name: "AdditionalTools/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	388:  {name: "AdditionalTools/properties/role", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{214, 389}},
-	389:  {name: "AdditionalTools/properties/role/anyOf/1", kind: kindScalar, mask: mNull},
-	390:  {name: "AdditionalTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
-	391:  {name: "AdditionalTools/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"additional_tools"}},
-	392:  {name: "AdditionalToolsItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{393, 394}},
-	393:  {name: "AdditionalToolsItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	394:  {name: "AdditionalToolsItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	395:  {name: "AdditionalToolsItemParam/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer"}},
-	396:  {name: "AdditionalToolsItemParam/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
-	397:  {name: "AdditionalToolsItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"additional_tools"}},
-	398:  {name: "ApplyPatchCreateFileOperation/properties/diff", kind: kindScalar, mask: mNull | mString, nonull: true},
-	399:  {name: "ApplyPatchCreateFileOperation/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	400:  {name: "ApplyPatchCreateFileOperation/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"create_file"}},
-	401:  {name: "ApplyPatchCreateFileOperationParam/properties/diff", kind: kindScalar, mask: mNull | mString, nonull: true},
-	402:  {name: "ApplyPatchCreateFileOperationParam/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	403:  {name: "ApplyPatchCreateFileOperationParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"create_file"}},
-	404:  {name: "ApplyPatchDeleteFileOperation/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	405:  {name: "ApplyPatchDeleteFileOperation/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"delete_file"}},
-	406:  {name: "ApplyPatchDeleteFileOperationParam/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	407:  {name: "ApplyPatchDeleteFileOperationParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"delete_file"}},
-	408:  {name: "ApplyPatchToolCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	409:  {name: "ApplyPatchToolCall/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 410}},
-	410:  {name: "ApplyPatchToolCall/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	411:  {name: "ApplyPatchToolCall/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	412:  {name: "ApplyPatchToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	413:  {name: "ApplyPatchToolCall/properties/operation", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"create_file", 7}, {"delete_file", 9}, {"update_file", 17}}},
-	414:  {name: "ApplyPatchToolCall/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{5, 415}},
-	415:  {name: "ApplyPatchToolCall/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	416:  {name: "ApplyPatchToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch_call"}},
-	417:  {name: "ApplyPatchToolCallItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	418:  {name: "ApplyPatchToolCallItemParam/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 419}},
-	419:  {name: "ApplyPatchToolCallItemParam/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	420:  {name: "ApplyPatchToolCallItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{421, 422}},
-	421:  {name: "ApplyPatchToolCallItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	422:  {name: "ApplyPatchToolCallItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	423:  {name: "ApplyPatchToolCallItemParam/properties/operation", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{11, 424}},
-	424:  {name: "ApplyPatchToolCallItemParam/properties/operation/anyOf/1", kind: kindScalar, mask: mNull},
-	425:  {name: "ApplyPatchToolCallItemParam/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{6, 426}},
-	426:  {name: "ApplyPatchToolCallItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	427:  {name: "ApplyPatchToolCallItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch_call"}},
-	428:  {name: "ApplyPatchToolCallOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	429:  {name: "ApplyPatchToolCallOutput/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 430}},
-	430:  {name: "ApplyPatchToolCallOutput/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	431:  {name: "ApplyPatchToolCallOutput/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	432:  {name: "ApplyPatchToolCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	433:  {name: "ApplyPatchToolCallOutput/properties/output", kind: kindAlts, mask: mNull | mString, alts: []int32{434, 435}},
-	434:  {name: "ApplyPatchToolCallOutput/properties/output/anyOf/0", kind: kindScalar, mask: mString},
-	435:  {name: "ApplyPatchToolCallOutput/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	436:  {name: "ApplyPatchToolCallOutput/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{3, 437}},
-	437:  {name: "ApplyPatchToolCallOutput/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	438:  {name: "ApplyPatchToolCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch_call_output"}},
-	439:  {name: "ApplyPatchToolCallOutputItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	440:  {name: "ApplyPatchToolCallOutputItemParam/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 441}},
-	441:  {name: "ApplyPatchToolCallOutputItemParam/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	442:  {name: "ApplyPatchToolCallOutputItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{443, 444}},
-	443:  {name: "ApplyPatchToolCallOutputItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	444:  {name: "ApplyPatchToolCallOutputItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	445:  {name: "ApplyPatchToolCallOutputItemParam/properties/output", kind: kindAlts, mask: mNull | mString, alts: []int32{446, 447}},
-	446:  {name: "ApplyPatchToolCallOutputItemParam/properties/output/anyOf/0", kind: kindScalar, mask: mString},
-	447:  {name: "ApplyPatchToolCallOutputItemParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	448:  {name: "ApplyPatchToolCallOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{4, 449}},
-	449:  {name: "ApplyPatchToolCallOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	450:  {name: "ApplyPatchToolCallOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch_call_output"}},
-	451:  {name: "ApplyPatchToolParam/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{452, 453}},
-	452:  {name: "ApplyPatchToolParam/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	453:  {name: "ApplyPatchToolParam/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	454:  {name: "ApplyPatchToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch"}},
-	455:  {name: "ApplyPatchUpdateFileOperation/properties/diff", kind: kindScalar, mask: mNull | mString, nonull: true},
-	456:  {name: "ApplyPatchUpdateFileOperation/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	457:  {name: "ApplyPatchUpdateFileOperation/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"update_file"}},
-	458:  {name: "ApplyPatchUpdateFileOperationParam/properties/diff", kind: kindScalar, mask: mNull | mString, nonull: true},
-	459:  {name: "ApplyPatchUpdateFileOperationParam/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	460:  {name: "ApplyPatchUpdateFileOperationParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"update_file"}},
-	461:  {name: "ApproximateLocation/properties/city", kind: kindAlts, mask: mNull | mString, alts: []int32{462, 463}},
-	462:  {name: "ApproximateLocation/properties/city/anyOf/0", kind: kindScalar, mask: mString},
-	463:  {name: "ApproximateLocation/properties/city/anyOf/1", kind: kindScalar, mask: mNull},
-	464:  {name: "ApproximateLocation/properties/country", kind: kindAlts, mask: mNull | mString, alts: []int32{465, 466}},
-	465:  {name: "ApproximateLocation/properties/country/anyOf/0", kind: kindScalar, mask: mString},
-	466:  {name: "ApproximateLocation/properties/country/anyOf/1", kind: kindScalar, mask: mNull},
-	467:  {name: "ApproximateLocation/properties/region", kind: kindAlts, mask: mNull | mString, alts: []int32{468, 469}},
-	468:  {name: "ApproximateLocation/properties/region/anyOf/0", kind: kindScalar, mask: mString},
-	469:  {name: "ApproximateLocation/properties/region/anyOf/1", kind: kindScalar, mask: mNull},
-	470:  {name: "ApproximateLocation/properties/timezone", kind: kindAlts, mask: mNull | mString, alts: []int32{471, 472}},
-	471:  {name: "ApproximateLocation/properties/timezone/anyOf/0", kind: kindScalar, mask: mString},
-	472:  {name: "ApproximateLocation/properties/timezone/anyOf/1", kind: kindScalar, mask: mNull},
-	473:  {name: "ApproximateLocation/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"approximate"}},
-	474:  {name: "AutoCodeInterpreterToolParam/properties/file_ids", kind: kindArray, mask: mArray | mNull, nonull: true, items: 475},
-	475:  {name: "AutoCodeInterpreterToolParam/properties/file_ids/items", kind: kindScalar, mask: mString},
-	476:  {name: "AutoCodeInterpreterToolParam/properties/memory_limit", kind: kindAlts, mask: mNull | mString, alts: []int32{84, 477}},
-	477:  {name: "AutoCodeInterpreterToolParam/properties/memory_limit/anyOf/1", kind: kindScalar, mask: mNull},
-	478:  {name: "AutoCodeInterpreterToolParam/properties/network_policy", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowlist", 85}, {"disabled", 86}}},
-	479:  {name: "AutoCodeInterpreterToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto"}},
-	480:  {name: "ChatCompletionAllowedTools/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "required"}},
-	481:  {name: "ChatCompletionAllowedTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 482},
-	482:  {name: "ChatCompletionAllowedTools/properties/tools/items", kind: kindAny, mask: mAll},
-	483:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{22, 484}},
-	484:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1", kind: kindScalar, mask: mNull},
-	485:  {name: "ChatCompletionAllowedToolsChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowed_tools"}},
-	486:  {name: "ChatCompletionFunctionCallOption/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	487:  {name: "ChatCompletionFunctions/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	488:  {name: "ChatCompletionFunctions/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	489:  {name: "ChatCompletionFunctions/properties/parameters", kind: kindAny, mask: mAll},
-	490:  {name: "ChatCompletionMessageCustomToolCall/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"input", 491, true}, {"name", 492, true}}, nonull: true, nreq: 2},
-	491:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	492:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	493:  {name: "ChatCompletionMessageCustomToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	494:  {name: "ChatCompletionMessageCustomToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	495:  {name: "ChatCompletionMessageToolCall/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 496, true}, {"name", 497, true}}, nonull: true, nreq: 2},
-	496:  {name: "ChatCompletionMessageToolCall/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	497:  {name: "ChatCompletionMessageToolCall/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	498:  {name: "ChatCompletionMessageToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	499:  {name: "ChatCompletionMessageToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	500:  {name: "ChatCompletionMessageToolCallChunk/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 501, false}, {"name", 502, false}}, nonull: true},
-	501:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	502:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	503:  {name: "ChatCompletionMessageToolCallChunk/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	504:  {name: "ChatCompletionMessageToolCallChunk/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	505:  {name: "ChatCompletionMessageToolCallChunk/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	506:  {name: "ChatCompletionMessageToolCalls/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 26}, {"function", 27}}},
-	507:  {name: "ChatCompletionModeration/properties/input", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 31}, {"moderation_results", 32}}},
-	508:  {name: "ChatCompletionModeration/properties/output", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 31}, {"moderation_results", 32}}},
-	509:  {name: "ChatCompletionModerationError/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	510:  {name: "ChatCompletionModerationError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	511:  {name: "ChatCompletionModerationError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	512:  {name: "ChatCompletionModerationResults/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	513:  {name: "ChatCompletionModerationResults/properties/results", kind: kindArray, mask: mArray | mNull, nonull: true, items: 227},
-	514:  {name: "ChatCompletionModerationResults/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_results"}},
-	515:  {name: "ChatCompletionNamedToolChoice/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 516, true}}, nonull: true, nreq: 1},
-	516:  {name: "ChatCompletionNamedToolChoice/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	517:  {name: "ChatCompletionNamedToolChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	518:  {name: "ChatCompletionNamedToolChoiceCustom/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 519, true}}, nonull: true, nreq: 1},
-	519:  {name: "ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	520:  {name: "ChatCompletionNamedToolChoiceCustom/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	521:  {name: "ChatCompletionRequestAssistantMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{522, 524}},
-	522:  {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"id", 523, true}}, nreq: 1},
-	523:  {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	524:  {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	525:  {name: "ChatCompletionRequestAssistantMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{526, 529}},
-	526:  {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0", kind: kindAlts, mask: mArray | mString, alts: []int32{527, 528}},
-	527:  {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0", kind: kindScalar, mask: mString},
-	528:  {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1", kind: kindArray, mask: mArray, items: 36},
-	529:  {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	530:  {name: "ChatCompletionRequestAssistantMessage/properties/function_call", kind: kindAlts, mask: mNull | mObject, alts: []int32{531, 534}},
-	531:  {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"arguments", 532, true}, {"name", 533, true}}, nreq: 2},
-	532:  {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	533:  {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	534:  {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1", kind: kindScalar, mask: mNull},
-	535:  {name: "ChatCompletionRequestAssistantMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	536:  {name: "ChatCompletionRequestAssistantMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{537, 538}},
-	537:  {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	538:  {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	539:  {name: "ChatCompletionRequestAssistantMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	540:  {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{29, 541}},
-	541:  {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	542:  {name: "ChatCompletionRequestDeveloperMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{543, 544, 545}},
-	543:  {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	544:  {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 44},
-	545:  {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	546:  {name: "ChatCompletionRequestDeveloperMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	547:  {name: "ChatCompletionRequestDeveloperMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer"}},
-	548:  {name: "ChatCompletionRequestFunctionMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{549, 550}},
-	549:  {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	550:  {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	551:  {name: "ChatCompletionRequestFunctionMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	552:  {name: "ChatCompletionRequestFunctionMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	553:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"data", 554, true}, {"format", 555, true}}, nonull: true, nreq: 2},
-	554:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	555:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mp3", "wav"}},
-	556:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{248, 557}},
-	557:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	558:  {name: "ChatCompletionRequestMessageContentPartAudio/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_audio"}},
-	559:  {name: "ChatCompletionRequestMessageContentPartFile/properties/file", kind: kindObject, mask: mNull | mObject, props: []prop{{"file_data", 560, false}, {"file_id", 561, false}, {"filename", 562, false}}, nonull: true},
-	560:  {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	561:  {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	562:  {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	563:  {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{248, 564}},
-	564:  {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	565:  {name: "ChatCompletionRequestMessageContentPartFile/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file"}},
-	566:  {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url", kind: kindObject, mask: mNull | mObject, props: []prop{{"detail", 567, false}, {"url", 568, true}}, nonull: true, nreq: 1},
-	567:  {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "high", "low"}},
-	568:  {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	569:  {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{248, 570}},
-	570:  {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	571:  {name: "ChatCompletionRequestMessageContentPartImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_url"}},
-	572:  {name: "ChatCompletionRequestMessageContentPartRefusal/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	573:  {name: "ChatCompletionRequestMessageContentPartRefusal/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"refusal"}},
-	574:  {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{248, 575}},
-	575:  {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	576:  {name: "ChatCompletionRequestMessageContentPartText/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	577:  {name: "ChatCompletionRequestMessageContentPartText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	578:  {name: "ChatCompletionRequestSystemMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{579, 580, 581}},
-	579:  {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	580:  {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 46},
-	581:  {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	582:  {name: "ChatCompletionRequestSystemMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	583:  {name: "ChatCompletionRequestSystemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"system"}},
-	584:  {name: "ChatCompletionRequestToolMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{585, 586, 587}},
-	585:  {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	586:  {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 48},
-	587:  {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	588:  {name: "ChatCompletionRequestToolMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool"}},
-	589:  {name: "ChatCompletionRequestToolMessage/properties/tool_call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	590:  {name: "ChatCompletionRequestUserMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{591, 592, 593}},
-	591:  {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	592:  {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 50},
-	593:  {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	594:  {name: "ChatCompletionRequestUserMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	595:  {name: "ChatCompletionRequestUserMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"user"}},
-	596:  {name: "ChatCompletionResponseMessage/properties/annotations", kind: kindArray, mask: mArray | mNull, nonull: true, items: 597},
-	597:  {name: "ChatCompletionResponseMessage/properties/annotations/items", kind: kindObject, mask: mObject, props: []prop{{"type", 598, true}, {"url_citation", 599, true}}, nreq: 2},
-	598:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url_citation"}},
-	599:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation", kind: kindObject, mask: mNull | mObject, props: []prop{{"end_index", 600, true}, {"start_index", 601, true}, {"title", 602, true}, {"url", 603, true}}, nonull: true, nreq: 4},
-	600:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	601:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	602:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title", kind: kindScalar, mask: mNull | mString, nonull: true},
-	603:  {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	604:  {name: "ChatCompletionResponseMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{605, 610}},
-	605:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"data", 606, true}, {"expires_at", 607, true}, {"id", 608, true}, {"transcript", 609, true}}, nreq: 4},
-	606:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	607:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	608:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	609:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript", kind: kindScalar, mask: mNull | mString, nonull: true},
-	610:  {name: "ChatCompletionResponseMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	611:  {name: "ChatCompletionResponseMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{612, 613}},
-	612:  {name: "ChatCompletionResponseMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	613:  {name: "ChatCompletionResponseMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	614:  {name: "ChatCompletionResponseMessage/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 615, true}, {"name", 616, true}}, nonull: true, nreq: 2},
-	615:  {name: "ChatCompletionResponseMessage/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	616:  {name: "ChatCompletionResponseMessage/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	617:  {name: "ChatCompletionResponseMessage/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	618:  {name: "ChatCompletionResponseMessage/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	619:  {name: "ChatCompletionResponseMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{620, 621}},
-	620:  {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	621:  {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	622:  {name: "ChatCompletionResponseMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	623:  {name: "ChatCompletionResponseMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{29, 624}},
-	624:  {name: "ChatCompletionResponseMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	625:  {name: "ChatCompletionStreamOptions/properties/include_obfuscation", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	626:  {name: "ChatCompletionStreamOptions/properties/include_usage", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	627:  {name: "ChatCompletionStreamResponseDelta/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{628, 629}},
-	628:  {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	629:  {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	630:  {name: "ChatCompletionStreamResponseDelta/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 631, false}, {"name", 632, false}}, nonull: true},
-	631:  {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	632:  {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	633:  {name: "ChatCompletionStreamResponseDelta/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	634:  {name: "ChatCompletionStreamResponseDelta/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	635:  {name: "ChatCompletionStreamResponseDelta/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{636, 637}},
-	636:  {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	637:  {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	638:  {name: "ChatCompletionStreamResponseDelta/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "tool", "user"}},
-	639:  {name: "ChatCompletionStreamResponseDelta/properties/tool_calls", kind: kindArray, mask: mArray | mNull, nonull: true, items: 28},
-	640:  {name: "ChatCompletionTokenLogprob/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{641, 643}},
-	641:  {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 642},
-	642:  {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	643:  {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	644:  {name: "ChatCompletionTokenLogprob/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	645:  {name: "ChatCompletionTokenLogprob/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	646:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 647},
-	647:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items", kind: kindObject, mask: mObject, props: []prop{{"bytes", 648, true}, {"logprob", 652, true}, {"token", 653, true}}, nreq: 3},
-	648:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{649, 651}},
-	649:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 650},
-	650:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	651:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	652:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	653:  {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	654:  {name: "ChatCompletionTool/properties/function", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{136, 655}},
-	655:  {name: "ChatCompletionTool/properties/function/anyOf/1", kind: kindScalar, mask: mNull},
-	656:  {name: "ChatCompletionTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	657:  {name: "ChatCompletionToolChoiceOption/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none", "required"}},
-	658:  {name: "ChatCompletionToolChoiceOption/oneOf/1", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowed_tools", 23}, {"custom", 34}, {"function", 33}}},
-	659:  {name: "ClickParam/properties/button", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{57, 660}},
-	660:  {name: "ClickParam/properties/button/anyOf/1", kind: kindScalar, mask: mNull},
-	661:  {name: "ClickParam/properties/keys", kind: kindAlts, mask: mArray | mNull, alts: []int32{662, 664}},
-	662:  {name: "ClickParam/properties/keys/anyOf/0", kind: kindArray, mask: mArray, items: 663},
-	663:  {name: "ClickParam/properties/keys/anyOf/0/items", kind: kindScalar, mask: mString},
-	664:  {name: "ClickParam/properties/keys/anyOf/1", kind: kindScalar, mask: mNull},
-	665:  {name: "ClickParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"click"}},
-	666:  {name: "ClickParam/properties/x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	667:  {name: "ClickParam/properties/y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	668:  {name: "CodeInterpreterOutputImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image"}},
-	669:  {name: "CodeInterpreterOutputImage/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	670:  {name: "CodeInterpreterOutputLogs/properties/logs", kind: kindScalar, mask: mNull | mString, nonull: true},
-	671:  {name: "CodeInterpreterOutputLogs/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"logs"}},
-	672:  {name: "CodeInterpreterTool/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{673, 674}},
-	673:  {name: "CodeInterpreterTool/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	674:  {name: "CodeInterpreterTool/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	675:  {name: "CodeInterpreterTool/properties/container", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{676, 20, 677}},
-	676:  {name: "CodeInterpreterTool/properties/container/oneOf/0", kind: kindScalar, mask: mString},
-	677:  {name: "CodeInterpreterTool/properties/container/oneOf/2", kind: kindScalar, mask: mNull},
-	678:  {name: "CodeInterpreterTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"code_interpreter"}},
-	679:  {name: "CodeInterpreterToolCall/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{680, 681}},
-	680:  {name: "CodeInterpreterToolCall/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	681:  {name: "CodeInterpreterToolCall/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	682:  {name: "CodeInterpreterToolCall/properties/container_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	683:  {name: "CodeInterpreterToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	684:  {name: "CodeInterpreterToolCall/properties/outputs", kind: kindAlts, mask: mArray | mNull, alts: []int32{685, 687}},
-	685:  {name: "CodeInterpreterToolCall/properties/outputs/anyOf/0", kind: kindArray, mask: mArray, items: 686},
-	686:  {name: "CodeInterpreterToolCall/properties/outputs/anyOf/0/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"image", 59}, {"logs", 60}}},
-	687:  {name: "CodeInterpreterToolCall/properties/outputs/anyOf/1", kind: kindScalar, mask: mNull},
-	688:  {name: "CodeInterpreterToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "failed", "in_progress", "incomplete", "interpreting"}},
-	689:  {name: "CodeInterpreterToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"code_interpreter_call"}},
-	690:  {name: "CompactionBody/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	691:  {name: "CompactionBody/properties/encrypted_content", kind: kindScalar, mask: mNull | mString, nonull: true},
-	692:  {name: "CompactionBody/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	693:  {name: "CompactionBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"compaction"}},
-	694:  {name: "CompactionSummaryItemParam/properties/encrypted_content", kind: kindScalar, mask: mNull | mString, nonull: true},
-	695:  {name: "CompactionSummaryItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{696, 697}},
-	696:  {name: "CompactionSummaryItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	697:  {name: "CompactionSummaryItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	698:  {name: "CompactionSummaryItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"compaction"}},
-	699:  {name: "CompactionTriggerItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"compaction_trigger"}},
-	700:  {name: "ComparisonFilter/properties/key", kind: kindScalar, mask: mNull | mString, nonull: true},
-	701:  {name: "ComparisonFilter/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"eq", "gt", "gte", "in", "lt", "lte", "ne", "nin"}},
-	702:  {name: "ComparisonFilter/properties/value", kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: []int32{703, 704, 705, 706, 710}},
-	703:  {name: "ComparisonFilter/properties/value/oneOf/0", kind: kindScalar, mask: mString},
-	704:  {name: "ComparisonFilter/properties/value/oneOf/1", kind: kindScalar, mask: mInteger | mNumber},
-	705:  {name: "ComparisonFilter/properties/value/oneOf/2", kind: kindScalar, mask: mBool},
-	706:  {name: "ComparisonFilter/properties/value/oneOf/3", kind: kindArray, mask: mArray, items: 707},
-	707:  {name: "ComparisonFilter/properties/value/oneOf/3/items", kind: kindAlts, mask: mInteger | mNumber | mString, alts: []int32{708, 709}},
-	708:  {name: "ComparisonFilter/properties/value/oneOf/3/items/oneOf/0", kind: kindScalar, mask: mString},
-	709:  {name: "ComparisonFilter/properties/value/oneOf/3/items/oneOf/1", kind: kindScalar, mask: mInteger | mNumber},
-	710:  {name: "ComparisonFilter/properties/value/oneOf/4", kind: kindScalar, mask: mNull},
-	711:  {name: "CompletionUsage/properties/completion_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	712:  {name: "CompletionUsage/properties/completion_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"accepted_prediction_tokens", 713, false}, {"audio_tokens", 714, false}, {"reasoning_tokens", 715, false}, {"rejected_prediction_tokens", 716, false}, {"text_tokens", 717, false}}, nonull: true},
-	713:  {name: "CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	714:  {name: "CompletionUsage/properties/completion_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	715:  {name: "CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	716:  {name: "CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	717:  {name: "CompletionUsage/properties/completion_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	718:  {name: "CompletionUsage/properties/prompt_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	719:  {name: "CompletionUsage/properties/prompt_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"audio_tokens", 720, false}, {"cache_write_tokens", 721, false}, {"cached_tokens", 722, false}, {"image_tokens", 723, false}, {"text_tokens", 724, false}}, nonull: true},
-	720:  {name: "CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	721:  {name: "CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	722:  {name: "CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	723:  {name: "CompletionUsage/properties/prompt_tokens_details/properties/image_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	724:  {name: "CompletionUsage/properties/prompt_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	725:  {name: "CompletionUsage/properties/total_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	726:  {name: "CompoundFilter/properties/filters", kind: kindArray, mask: mArray | mNull, nonull: true, items: 727},
-	727:  {name: "CompoundFilter/properties/filters/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"and", 68}, {"eq", 66}, {"gt", 66}, {"gte", 66}, {"in", 66}, {"lt", 66}, {"lte", 66}, {"ne", 66}, {"nin", 66}, {"or", 68}}},
-	728:  {name: "CompoundFilter/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"and", "or"}},
-	729:  {name: "ComputerCallOutputItemParam/properties/acknowledged_safety_checks", kind: kindAlts, mask: mArray | mNull, alts: []int32{730, 731}},
-	730:  {name: "ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/0", kind: kindArray, mask: mArray, items: 73},
-	731:  {name: "ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/1", kind: kindScalar, mask: mNull},
-	732:  {name: "ComputerCallOutputItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	733:  {name: "ComputerCallOutputItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{734, 735}},
-	734:  {name: "ComputerCallOutputItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	735:  {name: "ComputerCallOutputItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	736:  {name: "ComputerCallOutputItemParam/properties/output", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{76, 737}},
-	737:  {name: "ComputerCallOutputItemParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	738:  {name: "ComputerCallOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{132, 739}},
-	739:  {name: "ComputerCallOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	740:  {name: "ComputerCallOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_call_output"}},
-	741:  {name: "ComputerCallSafetyCheckParam/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{742, 743}},
-	742:  {name: "ComputerCallSafetyCheckParam/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	743:  {name: "ComputerCallSafetyCheckParam/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	744:  {name: "ComputerCallSafetyCheckParam/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	745:  {name: "ComputerCallSafetyCheckParam/properties/message", kind: kindAlts, mask: mNull | mString, alts: []int32{746, 747}},
-	746:  {name: "ComputerCallSafetyCheckParam/properties/message/anyOf/0", kind: kindScalar, mask: mString},
-	747:  {name: "ComputerCallSafetyCheckParam/properties/message/anyOf/1", kind: kindScalar, mask: mNull},
-	748:  {name: "ComputerScreenshotContent/properties/detail", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{164, 749}},
-	749:  {name: "ComputerScreenshotContent/properties/detail/anyOf/1", kind: kindScalar, mask: mNull},
-	750:  {name: "ComputerScreenshotContent/properties/file_id", kind: kindAlts, mask: mNull | mString, alts: []int32{751, 752}},
-	751:  {name: "ComputerScreenshotContent/properties/file_id/anyOf/0", kind: kindScalar, mask: mString},
-	752:  {name: "ComputerScreenshotContent/properties/file_id/anyOf/1", kind: kindScalar, mask: mNull},
-	753:  {name: "ComputerScreenshotContent/properties/image_url", kind: kindAlts, mask: mNull | mString, alts: []int32{754, 755}},
-	754:  {name: "ComputerScreenshotContent/properties/image_url/anyOf/0", kind: kindScalar, mask: mString},
-	755:  {name: "ComputerScreenshotContent/properties/image_url/anyOf/1", kind: kindScalar, mask: mNull},
-	756:  {name: "ComputerScreenshotContent/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{247, 757}},
-	757:  {name: "ComputerScreenshotContent/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	758:  {name: "ComputerScreenshotContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_screenshot"}},
-	759:  {name: "ComputerScreenshotImage/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	760:  {name: "ComputerScreenshotImage/properties/image_url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	761:  {name: "ComputerScreenshotImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_screenshot"}},
-	762:  {name: "ComputerTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer"}},
-	763:  {name: "ComputerToolCall/properties/action", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{69, 764}},
-	764:  {name: "ComputerToolCall/properties/action/anyOf/1", kind: kindScalar, mask: mNull},
-	765:  {name: "ComputerToolCall/properties/actions", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{70, 766}},
-	766:  {name: "ComputerToolCall/properties/actions/anyOf/1", kind: kindScalar, mask: mNull},
-	767:  {name: "ComputerToolCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	768:  {name: "ComputerToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	769:  {name: "ComputerToolCall/properties/pending_safety_checks", kind: kindArray, mask: mArray | mNull, nonull: true, items: 73},
-	770:  {name: "ComputerToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	771:  {name: "ComputerToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_call"}},
-	772:  {name: "ComputerToolCallOutput/properties/acknowledged_safety_checks", kind: kindArray, mask: mArray | mNull, nonull: true, items: 73},
-	773:  {name: "ComputerToolCallOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	774:  {name: "ComputerToolCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	775:  {name: "ComputerToolCallOutput/properties/output", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{76, 776}},
-	776:  {name: "ComputerToolCallOutput/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	777:  {name: "ComputerToolCallOutput/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	778:  {name: "ComputerToolCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_call_output"}},
-	779:  {name: "ComputerToolCallOutputResource/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	780:  {name: "ComputerToolCallOutputResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	781:  {name: "ComputerToolCallOutputResource/properties/output", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{76, 782}},
-	782:  {name: "ComputerToolCallOutputResource/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	783:  {name: "ComputerToolCallOutputResource/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{72, 784}},
-	784:  {name: "ComputerToolCallOutputResource/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	785:  {name: "ComputerUsePreviewTool/properties/display_height", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	786:  {name: "ComputerUsePreviewTool/properties/display_width", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	787:  {name: "ComputerUsePreviewTool/properties/environment", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{74, 788}},
-	788:  {name: "ComputerUsePreviewTool/properties/environment/anyOf/1", kind: kindScalar, mask: mNull},
-	789:  {name: "ComputerUsePreviewTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"computer_use_preview"}},
-	790:  {name: "ContainerAutoParam/properties/file_ids", kind: kindArray, mask: mArray | mNull, nonull: true, items: 791},
-	791:  {name: "ContainerAutoParam/properties/file_ids/items", kind: kindScalar, mask: mString},
-	792:  {name: "ContainerAutoParam/properties/memory_limit", kind: kindAlts, mask: mNull | mString, alts: []int32{84, 793}},
-	793:  {name: "ContainerAutoParam/properties/memory_limit/anyOf/1", kind: kindScalar, mask: mNull},
-	794:  {name: "ContainerAutoParam/properties/network_policy", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowlist", 85}, {"disabled", 86}}},
-	795:  {name: "ContainerAutoParam/properties/skills", kind: kindArray, mask: mArray | mNull, nonull: true, items: 796},
-	796:  {name: "ContainerAutoParam/properties/skills/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"inline", 169}, {"skill_reference", 343}}},
-	797:  {name: "ContainerAutoParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"container_auto"}},
-	798:  {name: "ContainerFileCitationBody/properties/container_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	799:  {name: "ContainerFileCitationBody/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	800:  {name: "ContainerFileCitationBody/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	801:  {name: "ContainerFileCitationBody/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	802:  {name: "ContainerFileCitationBody/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	803:  {name: "ContainerFileCitationBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"container_file_citation"}},
-	804:  {name: "ContainerNetworkPolicyAllowlistParam/properties/allowed_domains", kind: kindArray, mask: mArray | mNull, nonull: true, items: 805},
-	805:  {name: "ContainerNetworkPolicyAllowlistParam/properties/allowed_domains/items", kind: kindScalar, mask: mString},
-	806:  {name: "ContainerNetworkPolicyAllowlistParam/properties/domain_secrets", kind: kindArray, mask: mArray | mNull, nonull: true, items: 87},
-	807:  {name: "ContainerNetworkPolicyAllowlistParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowlist"}},
-	808:  {name: "ContainerNetworkPolicyDisabledParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"disabled"}},
-	809:  {name: "ContainerNetworkPolicyDomainSecretParam/properties/domain", kind: kindScalar, mask: mNull | mString, nonull: true},
-	810:  {name: "ContainerNetworkPolicyDomainSecretParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	811:  {name: "ContainerNetworkPolicyDomainSecretParam/properties/value", kind: kindScalar, mask: mNull | mString, nonull: true},
-	812:  {name: "ContainerReferenceParam/properties/container_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	813:  {name: "ContainerReferenceParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"container_reference"}},
-	814:  {name: "ContainerReferenceResource/properties/container_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	815:  {name: "ContainerReferenceResource/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"container_reference"}},
-	816:  {name: "ContextManagementParam/properties/compact_threshold", kind: kindAlts, mask: mInteger | mNull, alts: []int32{817, 818}},
-	817:  {name: "ContextManagementParam/properties/compact_threshold/anyOf/0", kind: kindScalar, mask: mInteger},
-	818:  {name: "ContextManagementParam/properties/compact_threshold/anyOf/1", kind: kindScalar, mask: mNull},
-	819:  {name: "ContextManagementParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true},
-	820:  {name: "ConversationItemList/properties/data", kind: kindArray, mask: mArray | mNull, nonull: true, items: 91},
-	821:  {name: "ConversationItemList/properties/first_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	822:  {name: "ConversationItemList/properties/has_more", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	823:  {name: "ConversationItemList/properties/last_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	824:  {name: "ConversationItemList/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"list"}},
-	825:  {name: "ConversationParam/oneOf/0", kind: kindScalar, mask: mString},
-	826:  {name: "ConversationParam-2/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	827:  {name: "ConversationResource/properties/created_at", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	828:  {name: "ConversationResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	829:  {name: "ConversationResource/properties/metadata", kind: kindAny, mask: mAll},
-	830:  {name: "ConversationResource/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"conversation"}},
-	831:  {name: "CoordParam/properties/x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	832:  {name: "CoordParam/properties/y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	833:  {name: "CreateModelResponseProperties/properties/metadata", kind: kindAny, mask: mAll},
-	834:  {name: "CreateModelResponseProperties/properties/prompt_cache_key", kind: kindAlts, mask: mNull | mString, alts: []int32{835, 836}},
-	835:  {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0", kind: kindScalar, mask: mString},
-	836:  {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1", kind: kindScalar, mask: mNull},
-	837:  {name: "CreateModelResponseProperties/properties/prompt_cache_options", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{251, 838}},
-	838:  {name: "CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1", kind: kindScalar, mask: mNull},
-	839:  {name: "CreateModelResponseProperties/properties/prompt_cache_retention", kind: kindAlts, mask: mNull | mString, alts: []int32{840, 841}},
-	840:  {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0", kind: kindScalar, mask: mString, values: []string{"24h", "in_memory"}},
-	841:  {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1", kind: kindScalar, mask: mNull},
-	842:  {name: "CreateModelResponseProperties/properties/safety_identifier", kind: kindAlts, mask: mNull | mString, alts: []int32{843, 844}},
-	843:  {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/0", kind: kindScalar, mask: mString},
-	844:  {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/1", kind: kindScalar, mask: mNull},
-	845:  {name: "CreateModelResponseProperties/properties/temperature", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{846, 847}},
-	846:  {name: "CreateModelResponseProperties/properties/temperature/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	847:  {name: "CreateModelResponseProperties/properties/temperature/anyOf/1", kind: kindScalar, mask: mNull},
-	848:  {name: "CreateModelResponseProperties/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	849:  {name: "CreateModelResponseProperties/properties/top_p", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{850, 851}},
-	850:  {name: "CreateModelResponseProperties/properties/top_p/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	851:  {name: "CreateModelResponseProperties/properties/top_p/anyOf/1", kind: kindScalar, mask: mNull},
-	852:  {name: "CreateModelResponseProperties/properties/user", kind: kindScalar, mask: mNull | mString, nonull: true},
-	853:  {name: "CreateChatCompletionRequest/allOf/1/properties/audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"format", 854, true}, {"voice", 855, true}}, nreq: 2},
-	854:  {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"aac", "flac", "mp3", "opus", "pcm16", "wav"}},
-	855:  {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{375, 856}},
-	856:  {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1", kind: kindScalar, mask: mNull},
-	857:  {name: "CreateChatCompletionRequest/allOf/1/properties/frequency_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	858:  {name: "CreateChatCompletionRequest/allOf/1/properties/function_call", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{859, 24, 860}},
-	859:  {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none"}},
-	860:  {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2", kind: kindScalar, mask: mNull},
-	861:  {name: "CreateChatCompletionRequest/allOf/1/properties/functions", kind: kindArray, mask: mArray | mNull, nonull: true, items: 25},
-	862:  {name: "CreateChatCompletionRequest/allOf/1/properties/logit_bias", kind: kindAny, mask: mAll},
-	863:  {name: "CreateChatCompletionRequest/allOf/1/properties/logprobs", kind: kindScalar, mask: mBool | mNull},
-	864:  {name: "CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens", kind: kindScalar, mask: mInteger | mNull},
-	865:  {name: "CreateChatCompletionRequest/allOf/1/properties/max_tokens", kind: kindScalar, mask: mInteger | mNull},
-	866:  {name: "CreateChatCompletionRequest/allOf/1/properties/messages", kind: kindArray, mask: mArray | mNull, nonull: true, items: 39},
-	867:  {name: "CreateChatCompletionRequest/allOf/1/properties/model", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{218, 868}},
-	868:  {name: "CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1", kind: kindScalar, mask: mNull},
-	869:  {name: "CreateChatCompletionRequest/allOf/1/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{225, 870}},
-	870:  {name: "CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	871:  {name: "CreateChatCompletionRequest/allOf/1/properties/n", kind: kindScalar, mask: mInteger | mNull},
-	872:  {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls", kind: kindAlts, mask: mBool | mNull, nonull: true, alts: []int32{235, 873}},
-	873:  {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	874:  {name: "CreateChatCompletionRequest/allOf/1/properties/prediction", kind: kindAlts, mask: mNull | mObject, alts: []int32{875, 876}},
-	875:  {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0", kind: kindAlts, mask: mObject, alts: []int32{236}},
-	876:  {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1", kind: kindScalar, mask: mNull},
-	877:  {name: "CreateChatCompletionRequest/allOf/1/properties/presence_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	878:  {name: "CreateChatCompletionRequest/allOf/1/properties/response_format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"json_object", 285}, {"json_schema", 286}, {"text", 288}}},
-	879:  {name: "CreateChatCompletionRequest/allOf/1/properties/seed", kind: kindScalar, mask: mInteger | mNull},
-	880:  {name: "CreateChatCompletionRequest/allOf/1/properties/stop", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{347, 881}},
-	881:  {name: "CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1", kind: kindScalar, mask: mNull},
-	882:  {name: "CreateChatCompletionRequest/allOf/1/properties/store", kind: kindScalar, mask: mBool | mNull},
-	883:  {name: "CreateChatCompletionRequest/allOf/1/properties/stream", kind: kindScalar, mask: mBool | mNull},
-	884:  {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{56, 885}},
-	885:  {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1", kind: kindScalar, mask: mNull},
-	886:  {name: "CreateChatCompletionRequest/allOf/1/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 887},
-	887:  {name: "CreateChatCompletionRequest/allOf/1/properties/tools/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 110}, {"function", 55}}},
-	888:  {name: "CreateChatCompletionRequest/allOf/1/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull},
-	889:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options", kind: kindObject, mask: mNull | mObject, props: []prop{{"search_context_size", 890, false}, {"user_location", 892, false}}, nonull: true},
-	890:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{382, 891}},
-	891:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1", kind: kindScalar, mask: mNull},
-	892:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location", kind: kindObject, mask: mNull | mObject, props: []prop{{"approximate", 893, true}, {"type", 895, true}}, nreq: 2},
-	893:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{383, 894}},
-	894:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1", kind: kindScalar, mask: mNull},
-	895:  {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"approximate"}},
-	896:  {name: "CreateChatCompletionResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 897},
-	897:  {name: "CreateChatCompletionResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"finish_reason", 898, true}, {"index", 899, true}, {"logprobs", 900, true}, {"message", 909, true}}, nreq: 4},
-	898:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	899:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	900:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs", kind: kindAlts, mask: mNull | mObject, alts: []int32{901, 908}},
-	901:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"content", 902, true}, {"refusal", 905, true}}, nreq: 2},
-	902:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content", kind: kindAlts, mask: mArray | mNull, alts: []int32{903, 904}},
-	903:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0", kind: kindArray, mask: mArray, items: 54},
-	904:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	905:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal", kind: kindAlts, mask: mArray | mNull, alts: []int32{906, 907}},
-	906:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0", kind: kindArray, mask: mArray, items: 54},
-	907:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	908:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	909:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/message", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{51, 910}},
-	910:  {name: "CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1", kind: kindScalar, mask: mNull},
-	911:  {name: "CreateChatCompletionResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	912:  {name: "CreateChatCompletionResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	913:  {name: "CreateChatCompletionResponse/properties/metadata", kind: kindAny, mask: mAll},
-	914:  {name: "CreateChatCompletionResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	915:  {name: "CreateChatCompletionResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{30, 916}},
-	916:  {name: "CreateChatCompletionResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	917:  {name: "CreateChatCompletionResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion"}},
-	918:  {name: "CreateChatCompletionResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	919:  {name: "CreateChatCompletionResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{67, 920}},
-	920:  {name: "CreateChatCompletionResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	921:  {name: "CreateChatCompletionStreamResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 922},
-	922:  {name: "CreateChatCompletionStreamResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"delta", 923, true}, {"finish_reason", 925, true}, {"index", 926, true}, {"logprobs", 927, false}}, nreq: 3},
-	923:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{53, 924}},
-	924:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1", kind: kindScalar, mask: mNull},
-	925:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	926:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	927:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs", kind: kindObject, mask: mNull | mObject, props: []prop{{"content", 928, true}, {"refusal", 929, true}}, nreq: 2},
-	928:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content", kind: kindArray, mask: mArray | mNull, items: 54},
-	929:  {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal", kind: kindArray, mask: mArray | mNull, items: 54},
-	930:  {name: "CreateChatCompletionStreamResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	931:  {name: "CreateChatCompletionStreamResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	932:  {name: "CreateChatCompletionStreamResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	933:  {name: "CreateChatCompletionStreamResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{30, 934}},
-	934:  {name: "CreateChatCompletionStreamResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	935:  {name: "CreateChatCompletionStreamResponse/properties/obfuscation", kind: kindScalar, mask: mNull | mString, nonull: true},
-	936:  {name: "CreateChatCompletionStreamResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion.chunk"}},
-	937:  {name: "CreateChatCompletionStreamResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	938:  {name: "CreateChatCompletionStreamResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, alts: []int32{67, 939}},
-	939:  {name: "CreateChatCompletionStreamResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	940:  {name: "CreateConversationBody/properties/items", kind: kindAlts, mask: mArray | mNull, alts: []int32{941, 942}},
-	941:  {name: "CreateConversationBody/properties/items/anyOf/0", kind: kindArray, mask: mArray, items: 177},
-	942:  {name: "CreateConversationBody/properties/items/anyOf/1", kind: kindScalar, mask: mNull},
-	943:  {name: "CreateConversationBody/properties/metadata", kind: kindAny, mask: mAll},
-	944:  {name: "CreateConversationItemsRequest/properties/items", kind: kindArray, mask: mArray | mNull, nonull: true, items: 177},
-	945:  {name: "ResponseProperties/properties/background", kind: kindAlts, mask: mBool | mNull, alts: []int32{946, 947}},
-	946:  {name: "ResponseProperties/properties/background/anyOf/0", kind: kindScalar, mask: mBool},
-	947:  {name: "ResponseProperties/properties/background/anyOf/1", kind: kindScalar, mask: mNull},
-	948:  {name: "ResponseProperties/properties/max_tool_calls", kind: kindAlts, mask: mInteger | mNull, alts: []int32{949, 950}},
-	949:  {name: "ResponseProperties/properties/max_tool_calls/anyOf/0", kind: kindScalar, mask: mInteger},
-	950:  {name: "ResponseProperties/properties/max_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	951:  {name: "ResponseProperties/properties/model", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{217, 952}},
-	952:  {name: "ResponseProperties/properties/model/anyOf/1", kind: kindScalar, mask: mNull},
-	953:  {name: "ResponseProperties/properties/previous_response_id", kind: kindAlts, mask: mNull | mString, alts: []int32{954, 955}},
-	954:  {name: "ResponseProperties/properties/previous_response_id/anyOf/0", kind: kindScalar, mask: mString},
-	955:  {name: "ResponseProperties/properties/previous_response_id/anyOf/1", kind: kindScalar, mask: mNull},
-	956:  {name: "ResponseProperties/properties/text", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{331, 957}},
-	957:  {name: "ResponseProperties/properties/text/anyOf/1", kind: kindScalar, mask: mNull},
-	958:  {name: "ResponseProperties/properties/tool_choice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{360, 959}},
-	959:  {name: "ResponseProperties/properties/tool_choice/anyOf/1", kind: kindScalar, mask: mNull},
-	960:  {name: "ResponseProperties/properties/tools", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{368, 961}},
-	961:  {name: "ResponseProperties/properties/tools/anyOf/1", kind: kindScalar, mask: mNull},
-	962:  {name: "CreateResponse/allOf/2/properties/context_management", kind: kindAlts, mask: mArray | mNull, alts: []int32{963, 964}},
-	963:  {name: "CreateResponse/allOf/2/properties/context_management/anyOf/0", kind: kindArray, mask: mArray, items: 90},
-	964:  {name: "CreateResponse/allOf/2/properties/context_management/anyOf/1", kind: kindScalar, mask: mNull},
-	965:  {name: "CreateResponse/allOf/2/properties/conversation", kind: kindAlts, mask: mNull | mObject | mString, alts: []int32{93, 966}},
-	966:  {name: "CreateResponse/allOf/2/properties/conversation/anyOf/1", kind: kindScalar, mask: mNull},
-	967:  {name: "CreateResponse/allOf/2/properties/include", kind: kindAlts, mask: mArray | mNull, alts: []int32{968, 969}},
-	968:  {name: "CreateResponse/allOf/2/properties/include/anyOf/0", kind: kindArray, mask: mArray, items: 168},
-	969:  {name: "CreateResponse/allOf/2/properties/include/anyOf/1", kind: kindScalar, mask: mNull},
-	970:  {name: "CreateResponse/allOf/2/properties/input", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{182, 971}},
-	971:  {name: "CreateResponse/allOf/2/properties/input/anyOf/1", kind: kindScalar, mask: mNull},
-	972:  {name: "CreateResponse/allOf/2/properties/instructions", kind: kindAlts, mask: mNull | mString, alts: []int32{973, 974}},
-	973:  {name: "CreateResponse/allOf/2/properties/instructions/anyOf/0", kind: kindScalar, mask: mString},
-	974:  {name: "CreateResponse/allOf/2/properties/instructions/anyOf/1", kind: kindScalar, mask: mNull},
-	975:  {name: "CreateResponse/allOf/2/properties/max_output_tokens", kind: kindAlts, mask: mInteger | mNull, alts: []int32{976, 977}},
-	976:  {name: "CreateResponse/allOf/2/properties/max_output_tokens/anyOf/0", kind: kindScalar, mask: mInteger},
-	977:  {name: "CreateResponse/allOf/2/properties/max_output_tokens/anyOf/1", kind: kindScalar, mask: mNull},
-	978:  {name: "CreateResponse/allOf/2/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{225, 979}},
-	979:  {name: "CreateResponse/allOf/2/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	980:  {name: "CreateResponse/allOf/2/properties/parallel_tool_calls", kind: kindAlts, mask: mBool | mNull, alts: []int32{981, 982}},
-	981:  {name: "CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/0", kind: kindScalar, mask: mBool},
-	982:  {name: "CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	983:  {name: "CreateResponse/allOf/2/properties/reasoning", kind: kindAlts, mask: mNull | mObject, alts: []int32{255, 984}},
-	984:  {name: "CreateResponse/allOf/2/properties/reasoning/anyOf/1", kind: kindScalar, mask: mNull},
-	985:  {name: "CreateResponse/allOf/2/properties/store", kind: kindAlts, mask: mBool | mNull, alts: []int32{986, 987}},
-	986:  {name: "CreateResponse/allOf/2/properties/store/anyOf/0", kind: kindScalar, mask: mBool},
-	987:  {name: "CreateResponse/allOf/2/properties/store/anyOf/1", kind: kindScalar, mask: mNull},
-	988:  {name: "CreateResponse/allOf/2/properties/stream", kind: kindAlts, mask: mBool | mNull, alts: []int32{989, 990}},
-	989:  {name: "CreateResponse/allOf/2/properties/stream/anyOf/0", kind: kindScalar, mask: mBool},
-	990:  {name: "CreateResponse/allOf/2/properties/stream/anyOf/1", kind: kindScalar, mask: mNull},
-	991:  {name: "CreateResponse/allOf/2/properties/truncation", kind: kindAlts, mask: mNull | mString, alts: []int32{992, 993}},
-	992:  {name: "CreateResponse/allOf/2/properties/truncation/anyOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "disabled"}},
-	993:  {name: "CreateResponse/allOf/2/properties/truncation/anyOf/1", kind: kindScalar, mask: mNull},
-	994:  {name: "CustomGrammarFormatParam/properties/definition", kind: kindScalar, mask: mNull | mString, nonull: true},
-	995:  {name: "CustomGrammarFormatParam/properties/syntax", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{161, 996}},
-	996:  {name: "CustomGrammarFormatParam/properties/syntax/anyOf/1", kind: kindScalar, mask: mNull},
-	997:  {name: "CustomGrammarFormatParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"grammar"}},
-	998:  {name: "CustomTextFormatParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	999:  {name: "CustomToolCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1000: {name: "CustomToolCall/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 1001}},
-	1001: {name: "CustomToolCall/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1002: {name: "CustomToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1003: {name: "CustomToolCall/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1004: {name: "CustomToolCall/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1005: {name: "CustomToolCall/properties/namespace", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1006: {name: "CustomToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom_tool_call"}},
-	1007: {name: "CustomToolCallOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1008: {name: "CustomToolCallOutput/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 1009}},
-	1009: {name: "CustomToolCallOutput/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1010: {name: "CustomToolCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1011: {name: "CustomToolCallOutput/properties/output", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1012, 1013, 1014}},
-	1012: {name: "CustomToolCallOutput/properties/output/oneOf/0", kind: kindScalar, mask: mString},
-	1013: {name: "CustomToolCallOutput/properties/output/oneOf/1", kind: kindArray, mask: mArray, items: 131},
-	1014: {name: "CustomToolCallOutput/properties/output/oneOf/2", kind: kindScalar, mask: mNull},
-	1015: {name: "CustomToolCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom_tool_call_output"}},
-	1016: {name: "CustomToolCallOutputResource/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1017: {name: "CustomToolCallOutputResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1018: {name: "CustomToolCallOutputResource/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{134, 1019}},
-	1019: {name: "CustomToolCallOutputResource/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1020: {name: "CustomToolCallResource/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1021: {name: "CustomToolCallResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1022: {name: "CustomToolCallResource/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{135, 1023}},
-	1023: {name: "CustomToolCallResource/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1024: {name: "CustomToolChatCompletions/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 1025, false}, {"format", 1026, false}, {"name", 1027, true}}, nonull: true, nreq: 1},
-	1025: {name: "CustomToolChatCompletions/properties/custom/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1026: {name: "CustomToolChatCompletions/properties/custom/properties/format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"grammar", 111}, {"text", 112}}},
-	1027: {name: "CustomToolChatCompletions/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1028: {name: "CustomToolChatCompletions/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	1029: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar", kind: kindObject, mask: mNull | mObject, props: []prop{{"definition", 1030, true}, {"syntax", 1031, true}}, nonull: true, nreq: 2},
-	1030: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1031: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"lark", "regex"}},
-	1032: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"grammar"}},
-	1033: {name: "CustomToolChatCompletionsCustomFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	1034: {name: "CustomToolParam/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{1035, 1036}},
-	1035: {name: "CustomToolParam/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	1036: {name: "CustomToolParam/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	1037: {name: "CustomToolParam/properties/defer_loading", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1038: {name: "CustomToolParam/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1039: {name: "CustomToolParam/properties/format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"grammar", 104}, {"text", 105}}},
-	1040: {name: "CustomToolParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1041: {name: "CustomToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	1042: {name: "DeletedConversationResource/properties/deleted", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1043: {name: "DeletedConversationResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1044: {name: "DeletedConversationResource/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"conversation.deleted"}},
-	1045: {name: "DirectToolCallCaller/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"direct"}},
-	1046: {name: "DirectToolCallCallerParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"direct"}},
-	1047: {name: "DoubleClickAction/properties/keys", kind: kindAlts, mask: mArray | mNull, alts: []int32{1048, 1050}},
-	1048: {name: "DoubleClickAction/properties/keys/anyOf/0", kind: kindArray, mask: mArray, items: 1049},
-	1049: {name: "DoubleClickAction/properties/keys/anyOf/0/items", kind: kindScalar, mask: mString},
-	1050: {name: "DoubleClickAction/properties/keys/anyOf/1", kind: kindScalar, mask: mNull},
-	1051: {name: "DoubleClickAction/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"double_click"}},
-	1052: {name: "DoubleClickAction/properties/x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1053: {name: "DoubleClickAction/properties/y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1054: {name: "DragParam/properties/keys", kind: kindAlts, mask: mArray | mNull, alts: []int32{1055, 1057}},
-	1055: {name: "DragParam/properties/keys/anyOf/0", kind: kindArray, mask: mArray, items: 1056},
-	1056: {name: "DragParam/properties/keys/anyOf/0/items", kind: kindScalar, mask: mString},
-	1057: {name: "DragParam/properties/keys/anyOf/1", kind: kindScalar, mask: mNull},
-	1058: {name: "DragParam/properties/path", kind: kindArray, mask: mArray | mNull, nonull: true, items: 96},
-	1059: {name: "DragParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"drag"}},
-	1060: {name: "EasyInputMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1061, 180, 1062}},
-	1061: {name: "EasyInputMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	1062: {name: "EasyInputMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	1063: {name: "EasyInputMessage/properties/phase", kind: kindAlts, mask: mNull | mString, alts: []int32{212, 1064}},
-	1064: {name: "EasyInputMessage/properties/phase/anyOf/1", kind: kindScalar, mask: mNull},
-	1065: {name: "EasyInputMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "user"}},
-	1066: {name: "EasyInputMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1067: {name: "Error/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{1068, 1069}},
-	1068: {name: "Error/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	1069: {name: "Error/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	1070: {name: "Error/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1071: {name: "Error/properties/param", kind: kindAlts, mask: mNull | mString, alts: []int32{1072, 1073}},
-	1072: {name: "Error/properties/param/anyOf/0", kind: kindScalar, mask: mString},
-	1073: {name: "Error/properties/param/anyOf/1", kind: kindScalar, mask: mNull},
-	1074: {name: "Error/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1075: {name: "ErrorResponse/properties/error", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{122, 1076}},
-	1076: {name: "ErrorResponse/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	1077: {name: "FileCitationBody/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1078: {name: "FileCitationBody/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1079: {name: "FileCitationBody/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1080: {name: "FileCitationBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file_citation"}},
-	1081: {name: "FilePath/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1082: {name: "FilePath/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1083: {name: "FilePath/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file_path"}},
-	1084: {name: "FileSearchTool/properties/filters", kind: kindAlts, mask: mNull | mObject, alts: []int32{130, 1085}},
-	1085: {name: "FileSearchTool/properties/filters/anyOf/1", kind: kindScalar, mask: mNull},
-	1086: {name: "FileSearchTool/properties/max_num_results", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1087: {name: "FileSearchTool/properties/ranking_options", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{254, 1088}},
-	1088: {name: "FileSearchTool/properties/ranking_options/anyOf/1", kind: kindScalar, mask: mNull},
-	1089: {name: "FileSearchTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file_search"}},
-	1090: {name: "FileSearchTool/properties/vector_store_ids", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1091},
-	1091: {name: "FileSearchTool/properties/vector_store_ids/items", kind: kindScalar, mask: mString},
-	1092: {name: "FileSearchToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1093: {name: "FileSearchToolCall/properties/queries", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1094},
-	1094: {name: "FileSearchToolCall/properties/queries/items", kind: kindScalar, mask: mString},
-	1095: {name: "FileSearchToolCall/properties/results", kind: kindAlts, mask: mArray | mNull, alts: []int32{1096, 1103}},
-	1096: {name: "FileSearchToolCall/properties/results/anyOf/0", kind: kindArray, mask: mArray, items: 1097},
-	1097: {name: "FileSearchToolCall/properties/results/anyOf/0/items", kind: kindObject, mask: mObject, props: []prop{{"attributes", 1098, false}, {"file_id", 1099, false}, {"filename", 1100, false}, {"score", 1101, false}, {"text", 1102, false}}},
-	1098: {name: "FileSearchToolCall/properties/results/anyOf/0/items/properties/attributes", kind: kindAny, mask: mAll},
-	1099: {name: "FileSearchToolCall/properties/results/anyOf/0/items/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1100: {name: "FileSearchToolCall/properties/results/anyOf/0/items/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1101: {name: "FileSearchToolCall/properties/results/anyOf/0/items/properties/score", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1102: {name: "FileSearchToolCall/properties/results/anyOf/0/items/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1103: {name: "FileSearchToolCall/properties/results/anyOf/1", kind: kindScalar, mask: mNull},
-	1104: {name: "FileSearchToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "failed", "in_progress", "incomplete", "searching"}},
-	1105: {name: "FileSearchToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file_search_call"}},
-	1106: {name: "FunctionCallOutputItemParam/properties/call_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1107, 1108}},
-	1107: {name: "FunctionCallOutputItemParam/properties/call_id/anyOf/0", kind: kindScalar, mask: mString},
-	1108: {name: "FunctionCallOutputItemParam/properties/call_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1109: {name: "FunctionCallOutputItemParam/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 1110}},
-	1110: {name: "FunctionCallOutputItemParam/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1111: {name: "FunctionCallOutputItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{1112, 1113}},
-	1112: {name: "FunctionCallOutputItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	1113: {name: "FunctionCallOutputItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	1114: {name: "FunctionCallOutputItemParam/properties/name", kind: kindAlts, mask: mNull | mString, alts: []int32{1115, 1116}},
-	1115: {name: "FunctionCallOutputItemParam/properties/name/anyOf/0", kind: kindScalar, mask: mString},
-	1116: {name: "FunctionCallOutputItemParam/properties/name/anyOf/1", kind: kindScalar, mask: mNull},
-	1117: {name: "FunctionCallOutputItemParam/properties/namespace", kind: kindAlts, mask: mNull | mString, alts: []int32{1118, 1119}},
-	1118: {name: "FunctionCallOutputItemParam/properties/namespace/anyOf/0", kind: kindScalar, mask: mString},
-	1119: {name: "FunctionCallOutputItemParam/properties/namespace/anyOf/1", kind: kindScalar, mask: mNull},
-	1120: {name: "FunctionCallOutputItemParam/properties/output", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1121, 1122, 1124}},
-	1121: {name: "FunctionCallOutputItemParam/properties/output/oneOf/0", kind: kindScalar, mask: mString},
-	1122: {name: "FunctionCallOutputItemParam/properties/output/oneOf/1", kind: kindArray, mask: mArray, items: 1123},
-	1123: {name: "FunctionCallOutputItemParam/properties/output/oneOf/1/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 174}, {"input_image", 176}, {"input_text", 184}}},
-	1124: {name: "FunctionCallOutputItemParam/properties/output/oneOf/2", kind: kindScalar, mask: mNull},
-	1125: {name: "FunctionCallOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{132, 1126}},
-	1126: {name: "FunctionCallOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1127: {name: "FunctionCallOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function_call_output"}},
-	1128: {name: "FunctionObject/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1129: {name: "FunctionObject/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1130: {name: "FunctionObject/properties/parameters", kind: kindAny, mask: mAll},
-	1131: {name: "FunctionObject/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{1132, 1133}},
-	1132: {name: "FunctionObject/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	1133: {name: "FunctionObject/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	1134: {name: "FunctionShellAction/properties/commands", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1135},
-	1135: {name: "FunctionShellAction/properties/commands/items", kind: kindScalar, mask: mString},
-	1136: {name: "FunctionShellAction/properties/max_output_length", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1137, 1138}},
-	1137: {name: "FunctionShellAction/properties/max_output_length/anyOf/0", kind: kindScalar, mask: mInteger},
-	1138: {name: "FunctionShellAction/properties/max_output_length/anyOf/1", kind: kindScalar, mask: mNull},
-	1139: {name: "FunctionShellAction/properties/timeout_ms", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1140, 1141}},
-	1140: {name: "FunctionShellAction/properties/timeout_ms/anyOf/0", kind: kindScalar, mask: mInteger},
-	1141: {name: "FunctionShellAction/properties/timeout_ms/anyOf/1", kind: kindScalar, mask: mNull},
-	1142: {name: "FunctionShellActionParam/properties/commands", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1143},
-	1143: {name: "FunctionShellActionParam/properties/commands/items", kind: kindScalar, mask: mString},
-	1144: {name: "FunctionShellActionParam/properties/max_output_length", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1145, 1146}},
-	1145: {name: "FunctionShellActionParam/properties/max_output_length/anyOf/0", kind: kindScalar, mask: mInteger},
-	1146: {name: "FunctionShellActionParam/properties/max_output_length/anyOf/1", kind: kindScalar, mask: mNull},
-	1147: {name: "FunctionShellActionParam/properties/timeout_ms", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1148, 1149}},
-	1148: {name: "FunctionShellActionParam/properties/timeout_ms/anyOf/0", kind: kindScalar, mask: mInteger},
-	1149: {name: "FunctionShellActionParam/properties/timeout_ms/anyOf/1", kind: kindScalar, mask: mNull},
-	1150: {name: "FunctionShellCall/properties/action", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{138, 1151}},
-	1151: {name: "FunctionShellCall/properties/action/anyOf/1", kind: kindScalar, mask: mNull},
-	1152: {name: "FunctionShellCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1153: {name: "FunctionShellCall/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 1154}},
-	1154: {name: "FunctionShellCall/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1155: {name: "FunctionShellCall/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1156: {name: "FunctionShellCall/properties/environment", kind: kindAlts, mask: mNull | mObject, alts: []int32{1157, 1158}},
-	1157: {name: "FunctionShellCall/properties/environment/anyOf/0", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"container_reference", 89}, {"local", 192}}},
-	1158: {name: "FunctionShellCall/properties/environment/anyOf/1", kind: kindScalar, mask: mNull},
-	1159: {name: "FunctionShellCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1160: {name: "FunctionShellCall/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{153, 1161}},
-	1161: {name: "FunctionShellCall/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1162: {name: "FunctionShellCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell_call"}},
-	1163: {name: "FunctionShellCallItemParam/properties/action", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{139, 1164}},
-	1164: {name: "FunctionShellCallItemParam/properties/action/anyOf/1", kind: kindScalar, mask: mNull},
-	1165: {name: "FunctionShellCallItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1166: {name: "FunctionShellCallItemParam/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 1167}},
-	1167: {name: "FunctionShellCallItemParam/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1168: {name: "FunctionShellCallItemParam/properties/environment", kind: kindAlts, mask: mNull | mObject, alts: []int32{1169, 1170}},
-	1169: {name: "FunctionShellCallItemParam/properties/environment/anyOf/0", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"container_reference", 88}, {"local", 191}}},
-	1170: {name: "FunctionShellCallItemParam/properties/environment/anyOf/1", kind: kindScalar, mask: mNull},
-	1171: {name: "FunctionShellCallItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{1172, 1173}},
-	1172: {name: "FunctionShellCallItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	1173: {name: "FunctionShellCallItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	1174: {name: "FunctionShellCallItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{142, 1175}},
-	1175: {name: "FunctionShellCallItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1176: {name: "FunctionShellCallItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell_call"}},
-	1177: {name: "FunctionShellCallOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1178: {name: "FunctionShellCallOutput/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 1179}},
-	1179: {name: "FunctionShellCallOutput/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1180: {name: "FunctionShellCallOutput/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1181: {name: "FunctionShellCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1182: {name: "FunctionShellCallOutput/properties/max_output_length", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1183, 1184}},
-	1183: {name: "FunctionShellCallOutput/properties/max_output_length/anyOf/0", kind: kindScalar, mask: mInteger},
-	1184: {name: "FunctionShellCallOutput/properties/max_output_length/anyOf/1", kind: kindScalar, mask: mNull},
-	1185: {name: "FunctionShellCallOutput/properties/output", kind: kindArray, mask: mArray | mNull, nonull: true, items: 144},
-	1186: {name: "FunctionShellCallOutput/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{150, 1187}},
-	1187: {name: "FunctionShellCallOutput/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1188: {name: "FunctionShellCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell_call_output"}},
-	1189: {name: "FunctionShellCallOutputContent/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1190: {name: "FunctionShellCallOutputContent/properties/outcome", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"exit", 146}, {"timeout", 151}}},
-	1191: {name: "FunctionShellCallOutputContent/properties/stderr", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1192: {name: "FunctionShellCallOutputContent/properties/stdout", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1193: {name: "FunctionShellCallOutputContentParam/properties/outcome", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{149, 1194}},
-	1194: {name: "FunctionShellCallOutputContentParam/properties/outcome/anyOf/1", kind: kindScalar, mask: mNull},
-	1195: {name: "FunctionShellCallOutputContentParam/properties/stderr", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1196: {name: "FunctionShellCallOutputContentParam/properties/stdout", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1197: {name: "FunctionShellCallOutputExitOutcome/properties/exit_code", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1198: {name: "FunctionShellCallOutputExitOutcome/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"exit"}},
-	1199: {name: "FunctionShellCallOutputExitOutcomeParam/properties/exit_code", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1200: {name: "FunctionShellCallOutputExitOutcomeParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"exit"}},
-	1201: {name: "FunctionShellCallOutputItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1202: {name: "FunctionShellCallOutputItemParam/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 1203}},
-	1203: {name: "FunctionShellCallOutputItemParam/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1204: {name: "FunctionShellCallOutputItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{1205, 1206}},
-	1205: {name: "FunctionShellCallOutputItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	1206: {name: "FunctionShellCallOutputItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	1207: {name: "FunctionShellCallOutputItemParam/properties/max_output_length", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1208, 1209}},
-	1208: {name: "FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/0", kind: kindScalar, mask: mInteger},
-	1209: {name: "FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/1", kind: kindScalar, mask: mNull},
-	1210: {name: "FunctionShellCallOutputItemParam/properties/output", kind: kindArray, mask: mArray | mNull, nonull: true, items: 145},
-	1211: {name: "FunctionShellCallOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{142, 1212}},
-	1212: {name: "FunctionShellCallOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1213: {name: "FunctionShellCallOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell_call_output"}},
-	1214: {name: "FunctionShellCallOutputTimeoutOutcome/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"timeout"}},
-	1215: {name: "FunctionShellCallOutputTimeoutOutcomeParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"timeout"}},
-	1216: {name: "FunctionShellToolParam/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{1217, 1218}},
-	1217: {name: "FunctionShellToolParam/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	1218: {name: "FunctionShellToolParam/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	1219: {name: "FunctionShellToolParam/properties/environment", kind: kindAlts, mask: mNull | mObject, alts: []int32{1220, 1221}},
-	1220: {name: "FunctionShellToolParam/properties/environment/anyOf/0", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"container_auto", 82}, {"container_reference", 88}, {"local", 191}}},
-	1221: {name: "FunctionShellToolParam/properties/environment/anyOf/1", kind: kindScalar, mask: mNull},
-	1222: {name: "FunctionShellToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell"}},
-	1223: {name: "FunctionTool/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{1224, 1225}},
-	1224: {name: "FunctionTool/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	1225: {name: "FunctionTool/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	1226: {name: "FunctionTool/properties/defer_loading", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1227: {name: "FunctionTool/properties/description", kind: kindAlts, mask: mNull | mString, alts: []int32{1228, 1229}},
-	1228: {name: "FunctionTool/properties/description/anyOf/0", kind: kindScalar, mask: mString},
-	1229: {name: "FunctionTool/properties/description/anyOf/1", kind: kindScalar, mask: mNull},
-	1230: {name: "FunctionTool/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1231: {name: "FunctionTool/properties/output_schema", kind: kindAny, mask: mAll},
-	1232: {name: "FunctionTool/properties/parameters", kind: kindAny, mask: mAll},
-	1233: {name: "FunctionTool/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{1234, 1235}},
-	1234: {name: "FunctionTool/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	1235: {name: "FunctionTool/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	1236: {name: "FunctionTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	1237: {name: "FunctionToolCall/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1238: {name: "FunctionToolCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1239: {name: "FunctionToolCall/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{353, 1240}},
-	1240: {name: "FunctionToolCall/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1241: {name: "FunctionToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1242: {name: "FunctionToolCall/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1243: {name: "FunctionToolCall/properties/namespace", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1244: {name: "FunctionToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1245: {name: "FunctionToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function_call"}},
-	1246: {name: "FunctionToolCallOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1247: {name: "FunctionToolCallOutput/properties/caller", kind: kindAlts, mask: mNull | mObject, alts: []int32{354, 1248}},
-	1248: {name: "FunctionToolCallOutput/properties/caller/anyOf/1", kind: kindScalar, mask: mNull},
-	1249: {name: "FunctionToolCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1250: {name: "FunctionToolCallOutput/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1251: {name: "FunctionToolCallOutput/properties/namespace", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1252: {name: "FunctionToolCallOutput/properties/output", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1253, 1254, 1255}},
-	1253: {name: "FunctionToolCallOutput/properties/output/oneOf/0", kind: kindScalar, mask: mString},
-	1254: {name: "FunctionToolCallOutput/properties/output/oneOf/1", kind: kindArray, mask: mArray, items: 131},
-	1255: {name: "FunctionToolCallOutput/properties/output/oneOf/2", kind: kindScalar, mask: mNull},
-	1256: {name: "FunctionToolCallOutput/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1257: {name: "FunctionToolCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function_call_output"}},
-	1258: {name: "FunctionToolCallOutputResource/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1259: {name: "FunctionToolCallOutputResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1260: {name: "FunctionToolCallOutputResource/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{134, 1261}},
-	1261: {name: "FunctionToolCallOutputResource/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1262: {name: "FunctionToolCallResource/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1263: {name: "FunctionToolCallResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1264: {name: "FunctionToolCallResource/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{135, 1265}},
-	1265: {name: "FunctionToolCallResource/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1266: {name: "FunctionToolParam/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{1267, 1268}},
-	1267: {name: "FunctionToolParam/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	1268: {name: "FunctionToolParam/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	1269: {name: "FunctionToolParam/properties/defer_loading", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1270: {name: "FunctionToolParam/properties/description", kind: kindAlts, mask: mNull | mString, alts: []int32{1271, 1272}},
-	1271: {name: "FunctionToolParam/properties/description/anyOf/0", kind: kindScalar, mask: mString},
-	1272: {name: "FunctionToolParam/properties/description/anyOf/1", kind: kindScalar, mask: mNull},
-	1273: {name: "FunctionToolParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1274: {name: "FunctionToolParam/properties/output_schema", kind: kindAny, mask: mAll},
-	1275: {name: "FunctionToolParam/properties/parameters", kind: kindAny, mask: mAll},
-	1276: {name: "FunctionToolParam/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{1277, 1278}},
-	1277: {name: "FunctionToolParam/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	1278: {name: "FunctionToolParam/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	1279: {name: "FunctionToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	1280: {name: "HTTPError/properties/code", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1281: {name: "HTTPError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1282: {name: "HTTPError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"http_error"}},
-	1283: {name: "HybridSearchOptions/properties/embedding_weight", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1284: {name: "HybridSearchOptions/properties/text_weight", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1285: {name: "ImageGenTool/properties/action", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{165, 1286}},
-	1286: {name: "ImageGenTool/properties/action/anyOf/1", kind: kindScalar, mask: mNull},
-	1287: {name: "ImageGenTool/properties/background", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "opaque", "transparent"}},
-	1288: {name: "ImageGenTool/properties/input_fidelity", kind: kindAlts, mask: mNull | mString, alts: []int32{172, 1289}},
-	1289: {name: "ImageGenTool/properties/input_fidelity/anyOf/1", kind: kindScalar, mask: mNull},
-	1290: {name: "ImageGenTool/properties/input_image_mask", kind: kindObject, mask: mNull | mObject, props: []prop{{"file_id", 1291, false}, {"image_url", 1292, false}}, nonull: true},
-	1291: {name: "ImageGenTool/properties/input_image_mask/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1292: {name: "ImageGenTool/properties/input_image_mask/properties/image_url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1293: {name: "ImageGenTool/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1294: {name: "ImageGenTool/properties/moderation", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "low"}},
-	1295: {name: "ImageGenTool/properties/output_compression", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1296: {name: "ImageGenTool/properties/output_format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"jpeg", "png", "webp"}},
-	1297: {name: "ImageGenTool/properties/partial_images", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1298: {name: "ImageGenTool/properties/quality", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "high", "low", "medium"}},
-	1299: {name: "ImageGenTool/properties/size", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1300: {name: "ImageGenTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_generation"}},
-	1301: {name: "ImageGenToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1302: {name: "ImageGenToolCall/properties/result", kind: kindAlts, mask: mNull | mString, alts: []int32{1303, 1304}},
-	1303: {name: "ImageGenToolCall/properties/result/anyOf/0", kind: kindScalar, mask: mString},
-	1304: {name: "ImageGenToolCall/properties/result/anyOf/1", kind: kindScalar, mask: mNull},
-	1305: {name: "ImageGenToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "failed", "generating", "in_progress"}},
-	1306: {name: "ImageGenToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_generation_call"}},
-	1307: {name: "InlineSkillParam/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1308: {name: "InlineSkillParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1309: {name: "InlineSkillParam/properties/source", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{170, 1310}},
-	1310: {name: "InlineSkillParam/properties/source/anyOf/1", kind: kindScalar, mask: mNull},
-	1311: {name: "InlineSkillParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"inline"}},
-	1312: {name: "InlineSkillSourceParam/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1313: {name: "InlineSkillSourceParam/properties/media_type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"application/zip"}},
-	1314: {name: "InlineSkillSourceParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"base64"}},
-	1315: {name: "InputFileContent/properties/detail", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{126, 1316}},
-	1316: {name: "InputFileContent/properties/detail/anyOf/1", kind: kindScalar, mask: mNull},
-	1317: {name: "InputFileContent/properties/file_data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1318: {name: "InputFileContent/properties/file_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1319, 1320}},
-	1319: {name: "InputFileContent/properties/file_id/anyOf/0", kind: kindScalar, mask: mString},
-	1320: {name: "InputFileContent/properties/file_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1321: {name: "InputFileContent/properties/file_url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1322: {name: "InputFileContent/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1323: {name: "InputFileContent/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{247, 1324}},
-	1324: {name: "InputFileContent/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1325: {name: "InputFileContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_file"}},
-	1326: {name: "InputFileContentParam/properties/detail", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{125, 1327}},
-	1327: {name: "InputFileContentParam/properties/detail/anyOf/1", kind: kindScalar, mask: mNull},
-	1328: {name: "InputFileContentParam/properties/file_data", kind: kindAlts, mask: mNull | mString, alts: []int32{1329, 1330}},
-	1329: {name: "InputFileContentParam/properties/file_data/anyOf/0", kind: kindScalar, mask: mString},
-	1330: {name: "InputFileContentParam/properties/file_data/anyOf/1", kind: kindScalar, mask: mNull},
-	1331: {name: "InputFileContentParam/properties/file_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1332, 1333}},
-	1332: {name: "InputFileContentParam/properties/file_id/anyOf/0", kind: kindScalar, mask: mString},
-	1333: {name: "InputFileContentParam/properties/file_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1334: {name: "InputFileContentParam/properties/file_url", kind: kindAlts, mask: mNull | mString, alts: []int32{1335, 1336}},
-	1335: {name: "InputFileContentParam/properties/file_url/anyOf/0", kind: kindScalar, mask: mString},
-	1336: {name: "InputFileContentParam/properties/file_url/anyOf/1", kind: kindScalar, mask: mNull},
-	1337: {name: "InputFileContentParam/properties/filename", kind: kindAlts, mask: mNull | mString, alts: []int32{1338, 1339}},
-	1338: {name: "InputFileContentParam/properties/filename/anyOf/0", kind: kindScalar, mask: mString},
-	1339: {name: "InputFileContentParam/properties/filename/anyOf/1", kind: kindScalar, mask: mNull},
-	1340: {name: "InputFileContentParam/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, alts: []int32{248, 1341}},
-	1341: {name: "InputFileContentParam/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1342: {name: "InputFileContentParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_file"}},
-	1343: {name: "InputImageContent/properties/detail", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{164, 1344}},
-	1344: {name: "InputImageContent/properties/detail/anyOf/1", kind: kindScalar, mask: mNull},
-	1345: {name: "InputImageContent/properties/file_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1346, 1347}},
-	1346: {name: "InputImageContent/properties/file_id/anyOf/0", kind: kindScalar, mask: mString},
-	1347: {name: "InputImageContent/properties/file_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1348: {name: "InputImageContent/properties/image_url", kind: kindAlts, mask: mNull | mString, alts: []int32{1349, 1350}},
-	1349: {name: "InputImageContent/properties/image_url/anyOf/0", kind: kindScalar, mask: mString},
-	1350: {name: "InputImageContent/properties/image_url/anyOf/1", kind: kindScalar, mask: mNull},
-	1351: {name: "InputImageContent/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{247, 1352}},
-	1352: {name: "InputImageContent/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1353: {name: "InputImageContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_image"}},
-	1354: {name: "InputImageContentParamAutoParam/properties/detail", kind: kindAlts, mask: mNull | mString, alts: []int32{115, 1355}},
-	1355: {name: "InputImageContentParamAutoParam/properties/detail/anyOf/1", kind: kindScalar, mask: mNull},
-	1356: {name: "InputImageContentParamAutoParam/properties/file_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1357, 1358}},
-	1357: {name: "InputImageContentParamAutoParam/properties/file_id/anyOf/0", kind: kindScalar, mask: mString},
-	1358: {name: "InputImageContentParamAutoParam/properties/file_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1359: {name: "InputImageContentParamAutoParam/properties/image_url", kind: kindAlts, mask: mNull | mString, alts: []int32{1360, 1361}},
-	1360: {name: "InputImageContentParamAutoParam/properties/image_url/anyOf/0", kind: kindScalar, mask: mString},
-	1361: {name: "InputImageContentParamAutoParam/properties/image_url/anyOf/1", kind: kindScalar, mask: mNull},
-	1362: {name: "InputImageContentParamAutoParam/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, alts: []int32{248, 1363}},
-	1363: {name: "InputImageContentParamAutoParam/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1364: {name: "InputImageContentParamAutoParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_image"}},
-	1365: {name: "InputItemMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1061, 1366, 1368}},
-	1366: {name: "InputItemMessage/properties/content/anyOf/1", kind: kindArray, mask: mArray, items: 1367},
-	1367: {name: "InputItemMessage/properties/content/anyOf/1/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 173}, {"input_image", 175}, {"input_text", 183}, {"output_text", 234}, {"refusal", 260}}},
-	1368: {name: "InputItemMessage/properties/content/anyOf/2", kind: kindScalar, mask: mNull},
-	1369: {name: "InputItemMessage/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1370: {name: "InputItemMessage/properties/phase", kind: kindAlts, mask: mNull | mString, alts: []int32{1371, 1372}},
-	1371: {name: "InputItemMessage/properties/phase/anyOf/0", kind: kindScalar, mask: mString, values: []string{"commentary", "final_answer"}},
-	1372: {name: "InputItemMessage/properties/phase/anyOf/1", kind: kindScalar, mask: mNull},
-	1373: {name: "InputItemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "user"}},
-	1374: {name: "InputItemMessage/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1375: {name: "InputItemMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1376: {name: "InputMessage/properties/content", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{180, 1377}},
-	1377: {name: "InputMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	1378: {name: "InputMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer", "system", "user"}},
-	1379: {name: "InputMessage/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1380: {name: "InputMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1381: {name: "InputMessageResource/allOf/1/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1382: {name: "InputParam/oneOf/0", kind: kindScalar, mask: mString},
-	1383: {name: "InputParam/oneOf/1", kind: kindArray, mask: mArray, items: 177},
-	1384: {name: "InputTextContent/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{247, 1385}},
-	1385: {name: "InputTextContent/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1386: {name: "InputTextContent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1387: {name: "InputTextContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_text"}},
-	1388: {name: "InputTextContentParam/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, alts: []int32{248, 1389}},
-	1389: {name: "InputTextContentParam/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	1390: {name: "InputTextContentParam/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1391: {name: "InputTextContentParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_text"}},
-	1392: {name: "ItemMessage/properties/content", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1393},
-	1393: {name: "ItemMessage/properties/content/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 173}, {"input_image", 175}, {"input_text", 183}, {"output_text", 234}, {"refusal", 260}}},
-	1394: {name: "ItemMessage/properties/phase", kind: kindAlts, mask: mNull | mString, alts: []int32{212, 1395}},
-	1395: {name: "ItemMessage/properties/phase/anyOf/1", kind: kindScalar, mask: mNull},
-	1396: {name: "ItemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "user"}},
-	1397: {name: "ItemMessage/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1398: {name: "ItemMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1399: {name: "ItemReferenceParam/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1400: {name: "ItemReferenceParam/properties/type", kind: kindAlts, mask: mNull | mString, alts: []int32{1401, 1402}},
-	1401: {name: "ItemReferenceParam/properties/type/anyOf/0", kind: kindScalar, mask: mString, values: []string{"item_reference"}},
-	1402: {name: "ItemReferenceParam/properties/type/anyOf/1", kind: kindScalar, mask: mNull},
-	1403: {name: "ItemResourceMessage/properties/content", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1404},
-	1404: {name: "ItemResourceMessage/properties/content/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"input_file", 173}, {"input_image", 175}, {"input_text", 183}, {"output_text", 234}, {"refusal", 260}}},
-	1405: {name: "ItemResourceMessage/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1406: {name: "ItemResourceMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "user"}},
-	1407: {name: "ItemResourceMessage/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1408: {name: "ItemResourceMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1409: {name: "KeyPressAction/properties/keys", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1410},
-	1410: {name: "KeyPressAction/properties/keys/items", kind: kindScalar, mask: mString},
-	1411: {name: "KeyPressAction/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"keypress"}},
-	1412: {name: "LocalEnvironmentParam/properties/skills", kind: kindArray, mask: mArray | mNull, nonull: true, items: 197},
-	1413: {name: "LocalEnvironmentParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"local"}},
-	1414: {name: "LocalEnvironmentResource/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"local"}},
-	1415: {name: "LocalShellExecAction/properties/command", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1416},
-	1416: {name: "LocalShellExecAction/properties/command/items", kind: kindScalar, mask: mString},
-	1417: {name: "LocalShellExecAction/properties/env", kind: kindAny, mask: mAll},
-	1418: {name: "LocalShellExecAction/properties/timeout_ms", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1419, 1420}},
-	1419: {name: "LocalShellExecAction/properties/timeout_ms/anyOf/0", kind: kindScalar, mask: mInteger},
-	1420: {name: "LocalShellExecAction/properties/timeout_ms/anyOf/1", kind: kindScalar, mask: mNull},
-	1421: {name: "LocalShellExecAction/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"exec"}},
-	1422: {name: "LocalShellExecAction/properties/user", kind: kindAlts, mask: mNull | mString, alts: []int32{1423, 1424}},
-	1423: {name: "LocalShellExecAction/properties/user/anyOf/0", kind: kindScalar, mask: mString},
-	1424: {name: "LocalShellExecAction/properties/user/anyOf/1", kind: kindScalar, mask: mNull},
-	1425: {name: "LocalShellExecAction/properties/working_directory", kind: kindAlts, mask: mNull | mString, alts: []int32{1426, 1427}},
-	1426: {name: "LocalShellExecAction/properties/working_directory/anyOf/0", kind: kindScalar, mask: mString},
-	1427: {name: "LocalShellExecAction/properties/working_directory/anyOf/1", kind: kindScalar, mask: mNull},
-	1428: {name: "LocalShellToolCall/properties/action", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{193, 1429}},
-	1429: {name: "LocalShellToolCall/properties/action/anyOf/1", kind: kindScalar, mask: mNull},
-	1430: {name: "LocalShellToolCall/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1431: {name: "LocalShellToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1432: {name: "LocalShellToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1433: {name: "LocalShellToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"local_shell_call"}},
-	1434: {name: "LocalShellToolCallOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1435: {name: "LocalShellToolCallOutput/properties/output", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1436: {name: "LocalShellToolCallOutput/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{1437, 1438}},
-	1437: {name: "LocalShellToolCallOutput/properties/status/anyOf/0", kind: kindScalar, mask: mString, values: []string{"completed", "in_progress", "incomplete"}},
-	1438: {name: "LocalShellToolCallOutput/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1439: {name: "LocalShellToolCallOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"local_shell_call_output"}},
-	1440: {name: "LocalShellToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"local_shell"}},
-	1441: {name: "LocalSkillParam/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1442: {name: "LocalSkillParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1443: {name: "LocalSkillParam/properties/path", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1444: {name: "LogProb/properties/bytes", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1445},
-	1445: {name: "LogProb/properties/bytes/items", kind: kindScalar, mask: mInteger},
-	1446: {name: "LogProb/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1447: {name: "LogProb/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1448: {name: "LogProb/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 369},
-	1449: {name: "MCPApprovalRequest/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1450: {name: "MCPApprovalRequest/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1451: {name: "MCPApprovalRequest/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1452: {name: "MCPApprovalRequest/properties/server_label", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1453: {name: "MCPApprovalRequest/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_approval_request"}},
-	1454: {name: "MCPApprovalResponse/properties/approval_request_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1455: {name: "MCPApprovalResponse/properties/approve", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1456: {name: "MCPApprovalResponse/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{1457, 1458}},
-	1457: {name: "MCPApprovalResponse/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	1458: {name: "MCPApprovalResponse/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	1459: {name: "MCPApprovalResponse/properties/reason", kind: kindAlts, mask: mNull | mString, alts: []int32{1460, 1461}},
-	1460: {name: "MCPApprovalResponse/properties/reason/anyOf/0", kind: kindScalar, mask: mString},
-	1461: {name: "MCPApprovalResponse/properties/reason/anyOf/1", kind: kindScalar, mask: mNull},
-	1462: {name: "MCPApprovalResponse/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_approval_response"}},
-	1463: {name: "MCPApprovalResponseResource/properties/approval_request_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1464: {name: "MCPApprovalResponseResource/properties/approve", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1465: {name: "MCPApprovalResponseResource/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1466: {name: "MCPApprovalResponseResource/properties/reason", kind: kindAlts, mask: mNull | mString, alts: []int32{1467, 1468}},
-	1467: {name: "MCPApprovalResponseResource/properties/reason/anyOf/0", kind: kindScalar, mask: mString},
-	1468: {name: "MCPApprovalResponseResource/properties/reason/anyOf/1", kind: kindScalar, mask: mNull},
-	1469: {name: "MCPApprovalResponseResource/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_approval_response"}},
-	1470: {name: "MCPListTools/properties/error", kind: kindAlts, mask: mNull | mString, alts: []int32{1471, 1472}},
-	1471: {name: "MCPListTools/properties/error/anyOf/0", kind: kindScalar, mask: mString},
-	1472: {name: "MCPListTools/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	1473: {name: "MCPListTools/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1474: {name: "MCPListTools/properties/server_label", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1475: {name: "MCPListTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 203},
-	1476: {name: "MCPListTools/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_list_tools"}},
-	1477: {name: "MCPListToolsTool/properties/annotations", kind: kindAny, mask: mAll},
-	1478: {name: "MCPListToolsTool/properties/description", kind: kindAlts, mask: mNull | mString, alts: []int32{1479, 1480}},
-	1479: {name: "MCPListToolsTool/properties/description/anyOf/0", kind: kindScalar, mask: mString},
-	1480: {name: "MCPListToolsTool/properties/description/anyOf/1", kind: kindScalar, mask: mNull},
-	1481: {name: "MCPListToolsTool/properties/input_schema", kind: kindAny, mask: mAll},
-	1482: {name: "MCPListToolsTool/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1483: {name: "MCPProtocolError/properties/code", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1484: {name: "MCPProtocolError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1485: {name: "MCPProtocolError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_protocol_error"}},
-	1486: {name: "MCPTool/properties/allowed_callers", kind: kindAlts, mask: mArray | mNull, alts: []int32{1487, 1488}},
-	1487: {name: "MCPTool/properties/allowed_callers/anyOf/0", kind: kindArray, mask: mArray, items: 21},
-	1488: {name: "MCPTool/properties/allowed_callers/anyOf/1", kind: kindScalar, mask: mNull},
-	1489: {name: "MCPTool/properties/allowed_tools", kind: kindAlts, mask: mArray | mNull | mObject, alts: []int32{1490, 1493}},
-	1490: {name: "MCPTool/properties/allowed_tools/anyOf/0", kind: kindAlts, mask: mArray | mObject, alts: []int32{1491, 210}},
-	1491: {name: "MCPTool/properties/allowed_tools/anyOf/0/oneOf/0", kind: kindArray, mask: mArray, items: 1492},
-	1492: {name: "MCPTool/properties/allowed_tools/anyOf/0/oneOf/0/items", kind: kindScalar, mask: mString},
-	1493: {name: "MCPTool/properties/allowed_tools/anyOf/1", kind: kindScalar, mask: mNull},
-	1494: {name: "MCPTool/properties/authorization", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1495: {name: "MCPTool/properties/connector_id", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"connector_dropbox", "connector_gmail", "connector_googlecalendar", "connector_googledrive", "connector_microsoftteams", "connector_outlookcalendar", "connector_outlookemail", "connector_sharepoint"}},
-	1496: {name: "MCPTool/properties/defer_loading", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1497: {name: "MCPTool/properties/headers", kind: kindAny, mask: mAll},
-	1498: {name: "MCPTool/properties/require_approval", kind: kindAlts, mask: mNull | mObject | mString, alts: []int32{1499, 1506}},
-	1499: {name: "MCPTool/properties/require_approval/anyOf/0", kind: kindAlts, mask: mObject | mString, alts: []int32{1500, 1505}},
-	1500: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/0", kind: kindObject, mask: mObject, props: []prop{{"always", 1501, false}, {"never", 1503, false}}},
-	1501: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{210, 1502}},
-	1502: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always/anyOf/1", kind: kindScalar, mask: mNull},
-	1503: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{210, 1504}},
-	1504: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never/anyOf/1", kind: kindScalar, mask: mNull},
-	1505: {name: "MCPTool/properties/require_approval/anyOf/0/oneOf/1", kind: kindScalar, mask: mString, values: []string{"always", "never"}},
-	1506: {name: "MCPTool/properties/require_approval/anyOf/1", kind: kindScalar, mask: mNull},
-	1507: {name: "MCPTool/properties/server_description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1508: {name: "MCPTool/properties/server_label", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1509: {name: "MCPTool/properties/server_url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1510: {name: "MCPTool/properties/tunnel_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1511: {name: "MCPTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp"}},
-	1512: {name: "MCPToolCall/properties/approval_request_id", kind: kindAlts, mask: mNull | mString, alts: []int32{1513, 1514}},
-	1513: {name: "MCPToolCall/properties/approval_request_id/anyOf/0", kind: kindScalar, mask: mString},
-	1514: {name: "MCPToolCall/properties/approval_request_id/anyOf/1", kind: kindScalar, mask: mNull},
-	1515: {name: "MCPToolCall/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1516: {name: "MCPToolCall/properties/error", kind: kindAlts, mask: mNull | mObject, alts: []int32{207, 1517}},
-	1517: {name: "MCPToolCall/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	1518: {name: "MCPToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1519: {name: "MCPToolCall/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1520: {name: "MCPToolCall/properties/output", kind: kindAlts, mask: mNull | mString, alts: []int32{1521, 1522}},
-	1521: {name: "MCPToolCall/properties/output/anyOf/0", kind: kindScalar, mask: mString},
-	1522: {name: "MCPToolCall/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	1523: {name: "MCPToolCall/properties/server_label", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1524: {name: "MCPToolCall/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{208, 1525}},
-	1525: {name: "MCPToolCall/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1526: {name: "MCPToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_call"}},
-	1527: {name: "MCPToolExecutionError/properties/content", kind: kindAny, mask: mAll},
-	1528: {name: "MCPToolExecutionError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp_tool_execution_error"}},
-	1529: {name: "MCPToolFilter/properties/read_only", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1530: {name: "MCPToolFilter/properties/tool_names", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1531},
-	1531: {name: "MCPToolFilter/properties/tool_names/items", kind: kindScalar, mask: mString},
-	1532: {name: "Message/properties/content", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1533},
-	1533: {name: "Message/properties/content/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"computer_screenshot", 75}, {"input_file", 173}, {"input_image", 175}, {"input_text", 183}, {"output_text", 234}, {"reasoning_text", 259}, {"refusal", 260}, {"summary_text", 348}, {"text", 349}}},
-	1534: {name: "Message/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1535: {name: "Message/properties/phase", kind: kindAlts, mask: mNull | mString, alts: []int32{213, 1536}},
-	1536: {name: "Message/properties/phase/anyOf/1", kind: kindScalar, mask: mNull},
-	1537: {name: "Message/properties/role", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{214, 1538}},
-	1538: {name: "Message/properties/role/anyOf/1", kind: kindScalar, mask: mNull},
-	1539: {name: "Message/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{215, 1540}},
-	1540: {name: "Message/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1541: {name: "Message/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1542: {name: "ModelResponseProperties/properties/top_logprobs", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1543, 1544}},
-	1543: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/0", kind: kindScalar, mask: mInteger},
-	1544: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	1545: {name: "Moderation/properties/input", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 222}, {"moderation_result", 227}}},
-	1546: {name: "Moderation/properties/output", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 222}, {"moderation_result", 227}}},
-	1547: {name: "ModerationConfigParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{224, 1548}},
-	1548: {name: "ModerationConfigParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	1549: {name: "ModerationErrorBody/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1550: {name: "ModerationErrorBody/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1551: {name: "ModerationErrorBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	1552: {name: "ModerationParam/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1553: {name: "ModerationParam/properties/policy", kind: kindAlts, mask: mNull | mObject, alts: []int32{226, 1554}},
-	1554: {name: "ModerationParam/properties/policy/anyOf/1", kind: kindScalar, mask: mNull},
-	1555: {name: "ModerationPolicyParam/properties/input", kind: kindAlts, mask: mNull | mObject, alts: []int32{221, 1556}},
-	1556: {name: "ModerationPolicyParam/properties/input/anyOf/1", kind: kindScalar, mask: mNull},
-	1557: {name: "ModerationPolicyParam/properties/output", kind: kindAlts, mask: mNull | mObject, alts: []int32{221, 1558}},
-	1558: {name: "ModerationPolicyParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	1559: {name: "ModerationResultBody/properties/categories", kind: kindAny, mask: mAll},
-	1560: {name: "ModerationResultBody/properties/category_applied_input_types", kind: kindAny, mask: mAll},
-	1561: {name: "ModerationResultBody/properties/category_scores", kind: kindAny, mask: mAll},
-	1562: {name: "ModerationResultBody/properties/flagged", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1563: {name: "ModerationResultBody/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1564: {name: "ModerationResultBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_result"}},
-	1565: {name: "MoveParam/properties/keys", kind: kindAlts, mask: mArray | mNull, alts: []int32{1566, 1568}},
-	1566: {name: "MoveParam/properties/keys/anyOf/0", kind: kindArray, mask: mArray, items: 1567},
-	1567: {name: "MoveParam/properties/keys/anyOf/0/items", kind: kindScalar, mask: mString},
-	1568: {name: "MoveParam/properties/keys/anyOf/1", kind: kindScalar, mask: mNull},
-	1569: {name: "MoveParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"move"}},
-	1570: {name: "MoveParam/properties/x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1571: {name: "MoveParam/properties/y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1572: {name: "NamespaceToolParam/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1573: {name: "NamespaceToolParam/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1574: {name: "NamespaceToolParam/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1575},
-	1575: {name: "NamespaceToolParam/properties/tools/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 113}, {"function", 160}}},
-	1576: {name: "NamespaceToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"namespace"}},
-	1577: {name: "OutputMessage/properties/content", kind: kindArray, mask: mArray | mNull, nonull: true, items: 233},
-	1578: {name: "OutputMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	1579: {name: "OutputMessage/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1580: {name: "OutputMessage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"message"}},
-	1581: {name: "OutputTextContent/properties/annotations", kind: kindArray, mask: mArray | mNull, nonull: true, items: 2},
-	1582: {name: "OutputTextContent/properties/logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 198},
-	1583: {name: "OutputTextContent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1584: {name: "OutputTextContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"output_text"}},
-	1585: {name: "PredictionContent/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{1586, 1587, 1588}},
-	1586: {name: "PredictionContent/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	1587: {name: "PredictionContent/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 44},
-	1588: {name: "PredictionContent/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	1589: {name: "PredictionContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content"}},
-	1590: {name: "Program/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1591: {name: "Program/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1592: {name: "Program/properties/fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1593: {name: "Program/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1594: {name: "Program/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program"}},
-	1595: {name: "ProgramItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1596: {name: "ProgramItemParam/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1597: {name: "ProgramItemParam/properties/fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1598: {name: "ProgramItemParam/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1599: {name: "ProgramItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program"}},
-	1600: {name: "ProgramOutput/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1601: {name: "ProgramOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1602: {name: "ProgramOutput/properties/result", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1603: {name: "ProgramOutput/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{242, 1604}},
-	1604: {name: "ProgramOutput/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1605: {name: "ProgramOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program_output"}},
-	1606: {name: "ProgramOutputItemParam/properties/call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1607: {name: "ProgramOutputItemParam/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1608: {name: "ProgramOutputItemParam/properties/result", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1609: {name: "ProgramOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{241, 1610}},
-	1610: {name: "ProgramOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	1611: {name: "ProgramOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program_output"}},
-	1612: {name: "ProgramToolCallCaller/properties/caller_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1613: {name: "ProgramToolCallCaller/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program"}},
-	1614: {name: "ProgramToolCallCallerParam/properties/caller_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1615: {name: "ProgramToolCallCallerParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"program"}},
-	1616: {name: "ProgrammaticToolCallingParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"programmatic_tool_calling"}},
-	1617: {name: "Prompt/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1618: {name: "Prompt/properties/variables", kind: kindAny, mask: mAll},
-	1619: {name: "Prompt/properties/version", kind: kindAlts, mask: mNull | mString, alts: []int32{1620, 1621}},
-	1620: {name: "Prompt/properties/version/anyOf/0", kind: kindScalar, mask: mString},
-	1621: {name: "Prompt/properties/version/anyOf/1", kind: kindScalar, mask: mNull},
-	1622: {name: "PromptCacheBreakpointConfig/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"explicit"}},
-	1623: {name: "PromptCacheBreakpointParam/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"explicit"}},
-	1624: {name: "PromptCacheOptions/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{249, 1625}},
-	1625: {name: "PromptCacheOptions/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	1626: {name: "PromptCacheOptions/properties/ttl", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{252, 1627}},
-	1627: {name: "PromptCacheOptions/properties/ttl/anyOf/1", kind: kindScalar, mask: mNull},
-	1628: {name: "PromptCacheOptionsParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{249, 1629}},
-	1629: {name: "PromptCacheOptionsParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	1630: {name: "PromptCacheOptionsParam/properties/ttl", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{252, 1631}},
-	1631: {name: "PromptCacheOptionsParam/properties/ttl/anyOf/1", kind: kindScalar, mask: mNull},
-	1632: {name: "RankingOptions/properties/hybrid_search", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{163, 1633}},
-	1633: {name: "RankingOptions/properties/hybrid_search/anyOf/1", kind: kindScalar, mask: mNull},
-	1634: {name: "RankingOptions/properties/ranker", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{253, 1635}},
-	1635: {name: "RankingOptions/properties/ranker/anyOf/1", kind: kindScalar, mask: mNull},
-	1636: {name: "RankingOptions/properties/score_threshold", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1637: {name: "Reasoning/properties/context", kind: kindAlts, mask: mNull | mString, alts: []int32{1638, 1639}},
-	1638: {name: "Reasoning/properties/context/anyOf/0", kind: kindScalar, mask: mString, values: []string{"all_turns", "auto", "current_turn"}},
-	1639: {name: "Reasoning/properties/context/anyOf/1", kind: kindScalar, mask: mNull},
-	1640: {name: "Reasoning/properties/generate_summary", kind: kindAlts, mask: mNull | mString, alts: []int32{1641, 1642}},
-	1641: {name: "Reasoning/properties/generate_summary/anyOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "concise", "detailed"}},
-	1642: {name: "Reasoning/properties/generate_summary/anyOf/1", kind: kindScalar, mask: mNull},
-	1643: {name: "Reasoning/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{258, 1644}},
-	1644: {name: "Reasoning/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	1645: {name: "Reasoning/properties/summary", kind: kindAlts, mask: mNull | mString, alts: []int32{1646, 1647}},
-	1646: {name: "Reasoning/properties/summary/anyOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "concise", "detailed"}},
-	1647: {name: "Reasoning/properties/summary/anyOf/1", kind: kindScalar, mask: mNull},
-	1648: {name: "ReasoningItem/properties/content", kind: kindArray, mask: mArray | mNull, nonull: true, items: 259},
-	1649: {name: "ReasoningItem/properties/encrypted_content", kind: kindAlts, mask: mNull | mString, alts: []int32{1650, 1651}},
-	1650: {name: "ReasoningItem/properties/encrypted_content/anyOf/0", kind: kindScalar, mask: mString},
-	1651: {name: "ReasoningItem/properties/encrypted_content/anyOf/1", kind: kindScalar, mask: mNull},
-	1652: {name: "ReasoningItem/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1653: {name: "ReasoningItem/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "in_progress", "incomplete"}},
-	1654: {name: "ReasoningItem/properties/summary", kind: kindArray, mask: mArray | mNull, nonull: true, items: 348},
-	1655: {name: "ReasoningItem/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"reasoning"}},
-	1656: {name: "ReasoningTextContent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1657: {name: "ReasoningTextContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"reasoning_text"}},
-	1658: {name: "RefusalContent/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1659: {name: "RefusalContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"refusal"}},
-	1660: {name: "Response/allOf/2/properties/completed_at", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{1661, 1662}},
-	1661: {name: "Response/allOf/2/properties/completed_at/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	1662: {name: "Response/allOf/2/properties/completed_at/anyOf/1", kind: kindScalar, mask: mNull},
-	1663: {name: "Response/allOf/2/properties/conversation", kind: kindAlts, mask: mNull | mObject, alts: []int32{274, 1664}},
-	1664: {name: "Response/allOf/2/properties/conversation/anyOf/1", kind: kindScalar, mask: mNull},
-	1665: {name: "Response/allOf/2/properties/created_at", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1666: {name: "Response/allOf/2/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1667: {name: "Response/allOf/2/properties/incomplete_details", kind: kindAlts, mask: mNull | mObject, alts: []int32{1668, 1670}},
-	1668: {name: "Response/allOf/2/properties/incomplete_details/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"reason", 1669, false}}},
-	1669: {name: "Response/allOf/2/properties/incomplete_details/anyOf/0/properties/reason", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content_filter", "max_output_tokens"}},
-	1670: {name: "Response/allOf/2/properties/incomplete_details/anyOf/1", kind: kindScalar, mask: mNull},
-	1671: {name: "Response/allOf/2/properties/instructions", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{1672, 1675}},
-	1672: {name: "Response/allOf/2/properties/instructions/anyOf/0", kind: kindAlts, mask: mArray | mString, alts: []int32{1673, 1674}},
-	1673: {name: "Response/allOf/2/properties/instructions/anyOf/0/oneOf/0", kind: kindScalar, mask: mString},
-	1674: {name: "Response/allOf/2/properties/instructions/anyOf/0/oneOf/1", kind: kindArray, mask: mArray, items: 177},
-	1675: {name: "Response/allOf/2/properties/instructions/anyOf/1", kind: kindScalar, mask: mNull},
-	1676: {name: "Response/allOf/2/properties/max_output_tokens", kind: kindAlts, mask: mInteger | mNull, alts: []int32{1677, 1678}},
-	1677: {name: "Response/allOf/2/properties/max_output_tokens/anyOf/0", kind: kindScalar, mask: mInteger},
-	1678: {name: "Response/allOf/2/properties/max_output_tokens/anyOf/1", kind: kindScalar, mask: mNull},
-	1679: {name: "Response/allOf/2/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{220, 1680}},
-	1680: {name: "Response/allOf/2/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	1681: {name: "Response/allOf/2/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response"}},
-	1682: {name: "Response/allOf/2/properties/output", kind: kindArray, mask: mArray | mNull, nonull: true, items: 231},
-	1683: {name: "Response/allOf/2/properties/output_text", kind: kindAlts, mask: mNull | mString, alts: []int32{1684, 1685}},
-	1684: {name: "Response/allOf/2/properties/output_text/anyOf/0", kind: kindScalar, mask: mString},
-	1685: {name: "Response/allOf/2/properties/output_text/anyOf/1", kind: kindScalar, mask: mNull},
-	1686: {name: "Response/allOf/2/properties/parallel_tool_calls", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1687: {name: "Response/allOf/2/properties/prompt_cache_options", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{250, 1688}},
-	1688: {name: "Response/allOf/2/properties/prompt_cache_options/anyOf/1", kind: kindScalar, mask: mNull},
-	1689: {name: "Response/allOf/2/properties/reasoning", kind: kindAlts, mask: mNull | mObject, alts: []int32{255, 1690}},
-	1690: {name: "Response/allOf/2/properties/reasoning/anyOf/1", kind: kindScalar, mask: mNull},
-	1691: {name: "Response/allOf/2/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"cancelled", "completed", "failed", "in_progress", "incomplete", "queued"}},
-	1692: {name: "Response/allOf/2/properties/truncation", kind: kindAlts, mask: mNull | mString, alts: []int32{1693, 1694}},
-	1693: {name: "Response/allOf/2/properties/truncation/anyOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "disabled"}},
-	1694: {name: "Response/allOf/2/properties/truncation/anyOf/1", kind: kindScalar, mask: mNull},
-	1695: {name: "Response/allOf/2/properties/usage", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{332, 1696}},
-	1696: {name: "Response/allOf/2/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	1697: {name: "ResponseAudioDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1698: {name: "ResponseAudioDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1699: {name: "ResponseAudioDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.audio.delta"}},
-	1700: {name: "ResponseAudioDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1701: {name: "ResponseAudioDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.audio.done"}},
-	1702: {name: "ResponseAudioTranscriptDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1703: {name: "ResponseAudioTranscriptDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1704: {name: "ResponseAudioTranscriptDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.audio.transcript.delta"}},
-	1705: {name: "ResponseAudioTranscriptDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1706: {name: "ResponseAudioTranscriptDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.audio.transcript.done"}},
-	1707: {name: "ResponseCodeInterpreterCallCodeDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1708: {name: "ResponseCodeInterpreterCallCodeDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1709: {name: "ResponseCodeInterpreterCallCodeDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1710: {name: "ResponseCodeInterpreterCallCodeDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1711: {name: "ResponseCodeInterpreterCallCodeDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.code_interpreter_call_code.delta"}},
-	1712: {name: "ResponseCodeInterpreterCallCodeDoneEvent/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1713: {name: "ResponseCodeInterpreterCallCodeDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1714: {name: "ResponseCodeInterpreterCallCodeDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1715: {name: "ResponseCodeInterpreterCallCodeDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1716: {name: "ResponseCodeInterpreterCallCodeDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.code_interpreter_call_code.done"}},
-	1717: {name: "ResponseCodeInterpreterCallCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1718: {name: "ResponseCodeInterpreterCallCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1719: {name: "ResponseCodeInterpreterCallCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1720: {name: "ResponseCodeInterpreterCallCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.code_interpreter_call.completed"}},
-	1721: {name: "ResponseCodeInterpreterCallInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1722: {name: "ResponseCodeInterpreterCallInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1723: {name: "ResponseCodeInterpreterCallInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1724: {name: "ResponseCodeInterpreterCallInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.code_interpreter_call.in_progress"}},
-	1725: {name: "ResponseCodeInterpreterCallInterpretingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1726: {name: "ResponseCodeInterpreterCallInterpretingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1727: {name: "ResponseCodeInterpreterCallInterpretingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1728: {name: "ResponseCodeInterpreterCallInterpretingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.code_interpreter_call.interpreting"}},
-	1729: {name: "ResponseCompletedEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1730}},
-	1730: {name: "ResponseCompletedEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1731: {name: "ResponseCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1732: {name: "ResponseCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.completed"}},
-	1733: {name: "ResponseContentPartAddedEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1734: {name: "ResponseContentPartAddedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1735: {name: "ResponseContentPartAddedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1736: {name: "ResponseContentPartAddedEvent/properties/part", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{230, 1737}},
-	1737: {name: "ResponseContentPartAddedEvent/properties/part/anyOf/1", kind: kindScalar, mask: mNull},
-	1738: {name: "ResponseContentPartAddedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1739: {name: "ResponseContentPartAddedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.content_part.added"}},
-	1740: {name: "ResponseContentPartDoneEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1741: {name: "ResponseContentPartDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1742: {name: "ResponseContentPartDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1743: {name: "ResponseContentPartDoneEvent/properties/part", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{230, 1744}},
-	1744: {name: "ResponseContentPartDoneEvent/properties/part/anyOf/1", kind: kindScalar, mask: mNull},
-	1745: {name: "ResponseContentPartDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1746: {name: "ResponseContentPartDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.content_part.done"}},
-	1747: {name: "ResponseConversation/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1748: {name: "ResponseCreatedEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1749}},
-	1749: {name: "ResponseCreatedEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1750: {name: "ResponseCreatedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1751: {name: "ResponseCreatedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.created"}},
-	1752: {name: "ResponseCustomToolCallInputDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1753: {name: "ResponseCustomToolCallInputDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1754: {name: "ResponseCustomToolCallInputDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1755: {name: "ResponseCustomToolCallInputDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1756: {name: "ResponseCustomToolCallInputDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.custom_tool_call_input.delta"}},
-	1757: {name: "ResponseCustomToolCallInputDoneEvent/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1758: {name: "ResponseCustomToolCallInputDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1759: {name: "ResponseCustomToolCallInputDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1760: {name: "ResponseCustomToolCallInputDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1761: {name: "ResponseCustomToolCallInputDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.custom_tool_call_input.done"}},
-	1762: {name: "ResponseError/properties/code", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{279, 1763}},
-	1763: {name: "ResponseError/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	1764: {name: "ResponseError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1765: {name: "ResponseErrorEvent/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{1766, 1767}},
-	1766: {name: "ResponseErrorEvent/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	1767: {name: "ResponseErrorEvent/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	1768: {name: "ResponseErrorEvent/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1769: {name: "ResponseErrorEvent/properties/param", kind: kindAlts, mask: mNull | mString, alts: []int32{1770, 1771}},
-	1770: {name: "ResponseErrorEvent/properties/param/anyOf/0", kind: kindScalar, mask: mString},
-	1771: {name: "ResponseErrorEvent/properties/param/anyOf/1", kind: kindScalar, mask: mNull},
-	1772: {name: "ResponseErrorEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1773: {name: "ResponseErrorEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	1774: {name: "ResponseFailedEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1775}},
-	1775: {name: "ResponseFailedEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1776: {name: "ResponseFailedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1777: {name: "ResponseFailedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.failed"}},
-	1778: {name: "ResponseFileSearchCallCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1779: {name: "ResponseFileSearchCallCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1780: {name: "ResponseFileSearchCallCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1781: {name: "ResponseFileSearchCallCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.file_search_call.completed"}},
-	1782: {name: "ResponseFileSearchCallInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1783: {name: "ResponseFileSearchCallInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1784: {name: "ResponseFileSearchCallInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1785: {name: "ResponseFileSearchCallInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.file_search_call.in_progress"}},
-	1786: {name: "ResponseFileSearchCallSearchingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1787: {name: "ResponseFileSearchCallSearchingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1788: {name: "ResponseFileSearchCallSearchingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1789: {name: "ResponseFileSearchCallSearchingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.file_search_call.searching"}},
-	1790: {name: "ResponseFormatJsonObject/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_object"}},
-	1791: {name: "ResponseFormatJsonSchema/properties/json_schema", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 1792, false}, {"name", 1793, true}, {"schema", 1794, false}, {"strict", 1795, false}}, nonull: true, nreq: 1},
-	1792: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1793: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1794: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/schema", kind: kindAny, mask: mAll},
-	1795: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{1796, 1797}},
-	1796: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	1797: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	1798: {name: "ResponseFormatJsonSchema/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_schema"}},
-	1799: {name: "ResponseFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	1800: {name: "ResponseFunctionCallArgumentsDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1801: {name: "ResponseFunctionCallArgumentsDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1802: {name: "ResponseFunctionCallArgumentsDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1803: {name: "ResponseFunctionCallArgumentsDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1804: {name: "ResponseFunctionCallArgumentsDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.function_call_arguments.delta"}},
-	1805: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1806: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1807: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1808: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1809: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1810: {name: "ResponseFunctionCallArgumentsDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.function_call_arguments.done"}},
-	1811: {name: "ResponseImageGenCallCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1812: {name: "ResponseImageGenCallCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1813: {name: "ResponseImageGenCallCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1814: {name: "ResponseImageGenCallCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.image_generation_call.completed"}},
-	1815: {name: "ResponseImageGenCallGeneratingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1816: {name: "ResponseImageGenCallGeneratingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1817: {name: "ResponseImageGenCallGeneratingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1818: {name: "ResponseImageGenCallGeneratingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.image_generation_call.generating"}},
-	1819: {name: "ResponseImageGenCallInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1820: {name: "ResponseImageGenCallInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1821: {name: "ResponseImageGenCallInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1822: {name: "ResponseImageGenCallInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.image_generation_call.in_progress"}},
-	1823: {name: "ResponseImageGenCallPartialImageEvent/properties/background", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1824: {name: "ResponseImageGenCallPartialImageEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1825: {name: "ResponseImageGenCallPartialImageEvent/properties/output_format", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1826: {name: "ResponseImageGenCallPartialImageEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1827: {name: "ResponseImageGenCallPartialImageEvent/properties/partial_image_b64", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1828: {name: "ResponseImageGenCallPartialImageEvent/properties/partial_image_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1829: {name: "ResponseImageGenCallPartialImageEvent/properties/quality", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1830: {name: "ResponseImageGenCallPartialImageEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1831: {name: "ResponseImageGenCallPartialImageEvent/properties/size", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1832: {name: "ResponseImageGenCallPartialImageEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.image_generation_call.partial_image"}},
-	1833: {name: "ResponseInProgressEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1834}},
-	1834: {name: "ResponseInProgressEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1835: {name: "ResponseInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1836: {name: "ResponseInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.in_progress"}},
-	1837: {name: "ResponseIncompleteEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1838}},
-	1838: {name: "ResponseIncompleteEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1839: {name: "ResponseIncompleteEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1840: {name: "ResponseIncompleteEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.incomplete"}},
-	1841: {name: "ResponseItemList/properties/data", kind: kindArray, mask: mArray | mNull, nonull: true, items: 188},
-	1842: {name: "ResponseItemList/properties/first_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1843: {name: "ResponseItemList/properties/has_more", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1844: {name: "ResponseItemList/properties/last_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1845: {name: "ResponseItemList/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"list"}},
-	1846: {name: "ResponseLogProb/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1847: {name: "ResponseLogProb/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1848: {name: "ResponseLogProb/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 1849},
-	1849: {name: "ResponseLogProb/properties/top_logprobs/items", kind: kindObject, mask: mObject, props: []prop{{"logprob", 1850, false}, {"token", 1851, false}}},
-	1850: {name: "ResponseLogProb/properties/top_logprobs/items/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1851: {name: "ResponseLogProb/properties/top_logprobs/items/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1852: {name: "ResponseMCPCallArgumentsDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1853: {name: "ResponseMCPCallArgumentsDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1854: {name: "ResponseMCPCallArgumentsDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1855: {name: "ResponseMCPCallArgumentsDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1856: {name: "ResponseMCPCallArgumentsDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_call_arguments.delta"}},
-	1857: {name: "ResponseMCPCallArgumentsDoneEvent/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1858: {name: "ResponseMCPCallArgumentsDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1859: {name: "ResponseMCPCallArgumentsDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1860: {name: "ResponseMCPCallArgumentsDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1861: {name: "ResponseMCPCallArgumentsDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_call_arguments.done"}},
-	1862: {name: "ResponseMCPCallCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1863: {name: "ResponseMCPCallCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1864: {name: "ResponseMCPCallCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1865: {name: "ResponseMCPCallCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_call.completed"}},
-	1866: {name: "ResponseMCPCallFailedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1867: {name: "ResponseMCPCallFailedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1868: {name: "ResponseMCPCallFailedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1869: {name: "ResponseMCPCallFailedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_call.failed"}},
-	1870: {name: "ResponseMCPCallInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1871: {name: "ResponseMCPCallInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1872: {name: "ResponseMCPCallInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1873: {name: "ResponseMCPCallInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_call.in_progress"}},
-	1874: {name: "ResponseMCPListToolsCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1875: {name: "ResponseMCPListToolsCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1876: {name: "ResponseMCPListToolsCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1877: {name: "ResponseMCPListToolsCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_list_tools.completed"}},
-	1878: {name: "ResponseMCPListToolsFailedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1879: {name: "ResponseMCPListToolsFailedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1880: {name: "ResponseMCPListToolsFailedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1881: {name: "ResponseMCPListToolsFailedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_list_tools.failed"}},
-	1882: {name: "ResponseMCPListToolsInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1883: {name: "ResponseMCPListToolsInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1884: {name: "ResponseMCPListToolsInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1885: {name: "ResponseMCPListToolsInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.mcp_list_tools.in_progress"}},
-	1886: {name: "ResponseModalities/items", kind: kindScalar, mask: mString, values: []string{"audio", "text"}},
-	1887: {name: "ResponseOutputItemAddedEvent/properties/item", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{231, 1888}},
-	1888: {name: "ResponseOutputItemAddedEvent/properties/item/anyOf/1", kind: kindScalar, mask: mNull},
-	1889: {name: "ResponseOutputItemAddedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1890: {name: "ResponseOutputItemAddedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1891: {name: "ResponseOutputItemAddedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.output_item.added"}},
-	1892: {name: "ResponseOutputItemDoneEvent/properties/item", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{231, 1893}},
-	1893: {name: "ResponseOutputItemDoneEvent/properties/item/anyOf/1", kind: kindScalar, mask: mNull},
-	1894: {name: "ResponseOutputItemDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1895: {name: "ResponseOutputItemDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1896: {name: "ResponseOutputItemDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.output_item.done"}},
-	1897: {name: "ResponseOutputTextAnnotationAddedEvent/properties/annotation", kind: kindAlts, mask: mNull | mObject, alts: []int32{2, 1898}},
-	1898: {name: "ResponseOutputTextAnnotationAddedEvent/properties/annotation/anyOf/1", kind: kindScalar, mask: mNull},
-	1899: {name: "ResponseOutputTextAnnotationAddedEvent/properties/annotation_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1900: {name: "ResponseOutputTextAnnotationAddedEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1901: {name: "ResponseOutputTextAnnotationAddedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1902: {name: "ResponseOutputTextAnnotationAddedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1903: {name: "ResponseOutputTextAnnotationAddedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1904: {name: "ResponseOutputTextAnnotationAddedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.output_text.annotation.added"}},
-	1905: {name: "ResponseQueuedEvent/properties/response", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{261, 1906}},
-	1906: {name: "ResponseQueuedEvent/properties/response/anyOf/1", kind: kindScalar, mask: mNull},
-	1907: {name: "ResponseQueuedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1908: {name: "ResponseQueuedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.queued"}},
-	1909: {name: "ResponseReasoningSummaryPartAddedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1910: {name: "ResponseReasoningSummaryPartAddedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1911: {name: "ResponseReasoningSummaryPartAddedEvent/properties/part", kind: kindObject, mask: mNull | mObject, props: []prop{{"text", 1912, true}, {"type", 1913, true}}, nonull: true, nreq: 2},
-	1912: {name: "ResponseReasoningSummaryPartAddedEvent/properties/part/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1913: {name: "ResponseReasoningSummaryPartAddedEvent/properties/part/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"summary_text"}},
-	1914: {name: "ResponseReasoningSummaryPartAddedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1915: {name: "ResponseReasoningSummaryPartAddedEvent/properties/summary_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1916: {name: "ResponseReasoningSummaryPartAddedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_summary_part.added"}},
-	1917: {name: "ResponseReasoningSummaryPartDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1918: {name: "ResponseReasoningSummaryPartDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1919: {name: "ResponseReasoningSummaryPartDoneEvent/properties/part", kind: kindObject, mask: mNull | mObject, props: []prop{{"text", 1920, true}, {"type", 1921, true}}, nonull: true, nreq: 2},
-	1920: {name: "ResponseReasoningSummaryPartDoneEvent/properties/part/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1921: {name: "ResponseReasoningSummaryPartDoneEvent/properties/part/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"summary_text"}},
-	1922: {name: "ResponseReasoningSummaryPartDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1923: {name: "ResponseReasoningSummaryPartDoneEvent/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"incomplete"}},
-	1924: {name: "ResponseReasoningSummaryPartDoneEvent/properties/summary_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1925: {name: "ResponseReasoningSummaryPartDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_summary_part.done"}},
-	1926: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1927: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1928: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1929: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1930: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/summary_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1931: {name: "ResponseReasoningSummaryTextDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_summary_text.delta"}},
-	1932: {name: "ResponseReasoningSummaryTextDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1933: {name: "ResponseReasoningSummaryTextDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1934: {name: "ResponseReasoningSummaryTextDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1935: {name: "ResponseReasoningSummaryTextDoneEvent/properties/summary_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1936: {name: "ResponseReasoningSummaryTextDoneEvent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1937: {name: "ResponseReasoningSummaryTextDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_summary_text.done"}},
-	1938: {name: "ResponseReasoningTextDeltaEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1939: {name: "ResponseReasoningTextDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1940: {name: "ResponseReasoningTextDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1941: {name: "ResponseReasoningTextDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1942: {name: "ResponseReasoningTextDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1943: {name: "ResponseReasoningTextDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_text.delta"}},
-	1944: {name: "ResponseReasoningTextDoneEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1945: {name: "ResponseReasoningTextDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1946: {name: "ResponseReasoningTextDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1947: {name: "ResponseReasoningTextDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1948: {name: "ResponseReasoningTextDoneEvent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1949: {name: "ResponseReasoningTextDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.reasoning_text.done"}},
-	1950: {name: "ResponseRefusalDeltaEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1951: {name: "ResponseRefusalDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1952: {name: "ResponseRefusalDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1953: {name: "ResponseRefusalDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1954: {name: "ResponseRefusalDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1955: {name: "ResponseRefusalDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.refusal.delta"}},
-	1956: {name: "ResponseRefusalDoneEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1957: {name: "ResponseRefusalDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1958: {name: "ResponseRefusalDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1959: {name: "ResponseRefusalDoneEvent/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1960: {name: "ResponseRefusalDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1961: {name: "ResponseRefusalDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.refusal.done"}},
-	1962: {name: "ResponseShellCallCommandAddedStreamingEvent/properties/command", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1963: {name: "ResponseShellCallCommandAddedStreamingEvent/properties/command_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1964: {name: "ResponseShellCallCommandAddedStreamingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1965: {name: "ResponseShellCallCommandAddedStreamingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1966: {name: "ResponseShellCallCommandAddedStreamingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.shell_call_command.added"}},
-	1967: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/command_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1968: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1969: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/obfuscation", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1970: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1971: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1972: {name: "ResponseShellCallCommandDeltaStreamingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.shell_call_command.delta"}},
-	1973: {name: "ResponseShellCallCommandDoneStreamingEvent/properties/command", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1974: {name: "ResponseShellCallCommandDoneStreamingEvent/properties/command_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1975: {name: "ResponseShellCallCommandDoneStreamingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1976: {name: "ResponseShellCallCommandDoneStreamingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1977: {name: "ResponseShellCallCommandDoneStreamingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.shell_call_command.done"}},
-	1978: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/command_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1979: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{342, 1980}},
-	1980: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta/anyOf/1", kind: kindScalar, mask: mNull},
-	1981: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1982: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1983: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1984: {name: "ResponseShellCallOutputContentDeltaStreamingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.shell_call_output_content.delta"}},
-	1985: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/command_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1986: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1987: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/output", kind: kindArray, mask: mArray | mNull, nonull: true, items: 144},
-	1988: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1989: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1990: {name: "ResponseShellCallOutputContentDoneStreamingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.shell_call_output_content.done"}},
-	1991: {name: "ResponseStreamOptions/properties/include_obfuscation", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1992: {name: "ResponseTextDeltaEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1993: {name: "ResponseTextDeltaEvent/properties/delta", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1994: {name: "ResponseTextDeltaEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	1995: {name: "ResponseTextDeltaEvent/properties/logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 298},
-	1996: {name: "ResponseTextDeltaEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1997: {name: "ResponseTextDeltaEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1998: {name: "ResponseTextDeltaEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.output_text.delta"}},
-	1999: {name: "ResponseTextDoneEvent/properties/content_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2000: {name: "ResponseTextDoneEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2001: {name: "ResponseTextDoneEvent/properties/logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 298},
-	2002: {name: "ResponseTextDoneEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2003: {name: "ResponseTextDoneEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2004: {name: "ResponseTextDoneEvent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2005: {name: "ResponseTextDoneEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.output_text.done"}},
-	2006: {name: "ResponseTextParam/properties/format", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{350, 2007}},
-	2007: {name: "ResponseTextParam/properties/format/anyOf/1", kind: kindScalar, mask: mNull},
-	2008: {name: "ResponseUsage/properties/input_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2009: {name: "ResponseUsage/properties/input_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"cache_write_tokens", 2010, true}, {"cached_tokens", 2011, true}}, nonull: true, nreq: 2},
-	2010: {name: "ResponseUsage/properties/input_tokens_details/properties/cache_write_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2011: {name: "ResponseUsage/properties/input_tokens_details/properties/cached_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2012: {name: "ResponseUsage/properties/output_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2013: {name: "ResponseUsage/properties/output_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"reasoning_tokens", 2014, true}}, nonull: true, nreq: 1},
-	2014: {name: "ResponseUsage/properties/output_tokens_details/properties/reasoning_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2015: {name: "ResponseUsage/properties/total_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2016: {name: "ResponseWebSearchCallCompletedEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2017: {name: "ResponseWebSearchCallCompletedEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2018: {name: "ResponseWebSearchCallCompletedEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2019: {name: "ResponseWebSearchCallCompletedEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.web_search_call.completed"}},
-	2020: {name: "ResponseWebSearchCallInProgressEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2021: {name: "ResponseWebSearchCallInProgressEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2022: {name: "ResponseWebSearchCallInProgressEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2023: {name: "ResponseWebSearchCallInProgressEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.web_search_call.in_progress"}},
-	2024: {name: "ResponseWebSearchCallSearchingEvent/properties/item_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2025: {name: "ResponseWebSearchCallSearchingEvent/properties/output_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2026: {name: "ResponseWebSearchCallSearchingEvent/properties/sequence_number", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2027: {name: "ResponseWebSearchCallSearchingEvent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"response.web_search_call.searching"}},
-	2028: {name: "ScreenshotParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"screenshot"}},
-	2029: {name: "ScrollParam/properties/keys", kind: kindAlts, mask: mArray | mNull, alts: []int32{2030, 2032}},
-	2030: {name: "ScrollParam/properties/keys/anyOf/0", kind: kindArray, mask: mArray, items: 2031},
-	2031: {name: "ScrollParam/properties/keys/anyOf/0/items", kind: kindScalar, mask: mString},
-	2032: {name: "ScrollParam/properties/keys/anyOf/1", kind: kindScalar, mask: mNull},
-	2033: {name: "ScrollParam/properties/scroll_x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2034: {name: "ScrollParam/properties/scroll_y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2035: {name: "ScrollParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"scroll"}},
-	2036: {name: "ScrollParam/properties/x", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2037: {name: "ScrollParam/properties/y", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2038: {name: "ShellCallOutputDelta/properties/stderr", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2039: {name: "ShellCallOutputDelta/properties/stdout", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2040: {name: "SkillReferenceParam/properties/skill_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2041: {name: "SkillReferenceParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"skill_reference"}},
-	2042: {name: "SkillReferenceParam/properties/version", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2043: {name: "SpecificApplyPatchParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"apply_patch"}},
-	2044: {name: "SpecificFunctionShellParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"shell"}},
-	2045: {name: "SpecificProgrammaticToolCallingParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"programmatic_tool_calling"}},
-	2046: {name: "StopConfiguration/oneOf/0", kind: kindScalar, mask: mNull | mString},
-	2047: {name: "StopConfiguration/oneOf/1", kind: kindArray, mask: mArray, items: 2048},
-	2048: {name: "StopConfiguration/oneOf/1/items", kind: kindScalar, mask: mString},
-	2049: {name: "SummaryTextContent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2050: {name: "SummaryTextContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"summary_text"}},
-	2051: {name: "TextContent/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2052: {name: "TextContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	2053: {name: "TextResponseFormatJsonSchema/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2054: {name: "TextResponseFormatJsonSchema/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2055: {name: "TextResponseFormatJsonSchema/properties/schema", kind: kindAny, mask: mAll},
-	2056: {name: "TextResponseFormatJsonSchema/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{2057, 2058}},
-	2057: {name: "TextResponseFormatJsonSchema/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	2058: {name: "TextResponseFormatJsonSchema/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	2059: {name: "TextResponseFormatJsonSchema/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_schema"}},
-	2060: {name: "ToolChoiceAllowed/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "required"}},
-	2061: {name: "ToolChoiceAllowed/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 2062},
-	2062: {name: "ToolChoiceAllowed/properties/tools/items", kind: kindAny, mask: mAll},
-	2063: {name: "ToolChoiceAllowed/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowed_tools"}},
-	2064: {name: "ToolChoiceCustom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2065: {name: "ToolChoiceCustom/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	2066: {name: "ToolChoiceFunction/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2067: {name: "ToolChoiceFunction/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	2068: {name: "ToolChoiceMCP/properties/name", kind: kindAlts, mask: mNull | mString, alts: []int32{2069, 2070}},
-	2069: {name: "ToolChoiceMCP/properties/name/anyOf/0", kind: kindScalar, mask: mString},
-	2070: {name: "ToolChoiceMCP/properties/name/anyOf/1", kind: kindScalar, mask: mNull},
-	2071: {name: "ToolChoiceMCP/properties/server_label", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2072: {name: "ToolChoiceMCP/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mcp"}},
-	2073: {name: "ToolChoiceParam/oneOf/1", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowed_tools", 355}, {"apply_patch", 344}, {"code_interpreter", 361}, {"computer", 361}, {"computer_use", 361}, {"computer_use_preview", 361}, {"custom", 356}, {"file_search", 361}, {"function", 357}, {"image_generation", 361}, {"mcp", 358}, {"programmatic_tool_calling", 346}, {"shell", 345}, {"web_search_preview", 361}, {"web_search_preview_2025_03_11", 361}}},
-	2074: {name: "ToolChoiceTypes/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"code_interpreter", "computer", "computer_use", "computer_use_preview", "file_search", "image_generation", "web_search_preview", "web_search_preview_2025_03_11"}},
-	2075: {name: "ToolSearchCall/properties/arguments", kind: kindAny, mask: mAll},
-	2076: {name: "ToolSearchCall/properties/call_id", kind: kindAlts, mask: mNull | mString, alts: []int32{2077, 2078}},
-	2077: {name: "ToolSearchCall/properties/call_id/anyOf/0", kind: kindScalar, mask: mString},
-	2078: {name: "ToolSearchCall/properties/call_id/anyOf/1", kind: kindScalar, mask: mNull},
-	2079: {name: "ToolSearchCall/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2080: {name: "ToolSearchCall/properties/execution", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{364, 2081}},
-	2081: {name: "ToolSearchCall/properties/execution/anyOf/1", kind: kindScalar, mask: mNull},
-	2082: {name: "ToolSearchCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2083: {name: "ToolSearchCall/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{135, 2084}},
-	2084: {name: "ToolSearchCall/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	2085: {name: "ToolSearchCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool_search_call"}},
-	2086: {name: "ToolSearchCallItemParam/properties/arguments", kind: kindAny, mask: mAll},
-	2087: {name: "ToolSearchCallItemParam/properties/call_id", kind: kindAlts, mask: mNull | mString, alts: []int32{2088, 2089}},
-	2088: {name: "ToolSearchCallItemParam/properties/call_id/anyOf/0", kind: kindScalar, mask: mString},
-	2089: {name: "ToolSearchCallItemParam/properties/call_id/anyOf/1", kind: kindScalar, mask: mNull},
-	2090: {name: "ToolSearchCallItemParam/properties/execution", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{364, 2091}},
-	2091: {name: "ToolSearchCallItemParam/properties/execution/anyOf/1", kind: kindScalar, mask: mNull},
-	2092: {name: "ToolSearchCallItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{2093, 2094}},
-	2093: {name: "ToolSearchCallItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	2094: {name: "ToolSearchCallItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	2095: {name: "ToolSearchCallItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{132, 2096}},
-	2096: {name: "ToolSearchCallItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	2097: {name: "ToolSearchCallItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool_search_call"}},
-	2098: {name: "ToolSearchOutput/properties/call_id", kind: kindAlts, mask: mNull | mString, alts: []int32{2099, 2100}},
-	2099: {name: "ToolSearchOutput/properties/call_id/anyOf/0", kind: kindScalar, mask: mString},
-	2100: {name: "ToolSearchOutput/properties/call_id/anyOf/1", kind: kindScalar, mask: mNull},
-	2101: {name: "ToolSearchOutput/properties/created_by", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2102: {name: "ToolSearchOutput/properties/execution", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{364, 2103}},
-	2103: {name: "ToolSearchOutput/properties/execution/anyOf/1", kind: kindScalar, mask: mNull},
-	2104: {name: "ToolSearchOutput/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2105: {name: "ToolSearchOutput/properties/status", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{134, 2106}},
-	2106: {name: "ToolSearchOutput/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	2107: {name: "ToolSearchOutput/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
-	2108: {name: "ToolSearchOutput/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool_search_output"}},
-	2109: {name: "ToolSearchOutputItemParam/properties/call_id", kind: kindAlts, mask: mNull | mString, alts: []int32{2110, 2111}},
-	2110: {name: "ToolSearchOutputItemParam/properties/call_id/anyOf/0", kind: kindScalar, mask: mString},
-	2111: {name: "ToolSearchOutputItemParam/properties/call_id/anyOf/1", kind: kindScalar, mask: mNull},
-	2112: {name: "ToolSearchOutputItemParam/properties/execution", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{364, 2113}},
-	2113: {name: "ToolSearchOutputItemParam/properties/execution/anyOf/1", kind: kindScalar, mask: mNull},
-	2114: {name: "ToolSearchOutputItemParam/properties/id", kind: kindAlts, mask: mNull | mString, alts: []int32{2115, 2116}},
-	2115: {name: "ToolSearchOutputItemParam/properties/id/anyOf/0", kind: kindScalar, mask: mString},
-	2116: {name: "ToolSearchOutputItemParam/properties/id/anyOf/1", kind: kindScalar, mask: mNull},
-	2117: {name: "ToolSearchOutputItemParam/properties/status", kind: kindAlts, mask: mNull | mString, alts: []int32{132, 2118}},
-	2118: {name: "ToolSearchOutputItemParam/properties/status/anyOf/1", kind: kindScalar, mask: mNull},
-	2119: {name: "ToolSearchOutputItemParam/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
-	2120: {name: "ToolSearchOutputItemParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool_search_output"}},
-	2121: {name: "ToolSearchToolParam/properties/description", kind: kindAlts, mask: mNull | mString, alts: []int32{2122, 2123}},
-	2122: {name: "ToolSearchToolParam/properties/description/anyOf/0", kind: kindScalar, mask: mString},
-	2123: {name: "ToolSearchToolParam/properties/description/anyOf/1", kind: kindScalar, mask: mNull},
-	2124: {name: "ToolSearchToolParam/properties/execution", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{364, 2125}},
-	2125: {name: "ToolSearchToolParam/properties/execution/anyOf/1", kind: kindScalar, mask: mNull},
-	2126: {name: "ToolSearchToolParam/properties/parameters", kind: kindAny, mask: mAll},
-	2127: {name: "ToolSearchToolParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool_search"}},
-	2128: {name: "TopLogProb/properties/bytes", kind: kindArray, mask: mArray | mNull, nonull: true, items: 2129},
-	2129: {name: "TopLogProb/properties/bytes/items", kind: kindScalar, mask: mInteger},
-	2130: {name: "TopLogProb/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2131: {name: "TopLogProb/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2132: {name: "TypeParam/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2133: {name: "TypeParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"type"}},
-	2134: {name: "UpdateConversationBody/properties/metadata", kind: kindAny, mask: mAll},
-	2135: {name: "UrlCitationBody/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2136: {name: "UrlCitationBody/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2137: {name: "UrlCitationBody/properties/title", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2138: {name: "UrlCitationBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url_citation"}},
-	2139: {name: "UrlCitationBody/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2140: {name: "VoiceIdsOrCustomVoice/anyOf/1", kind: kindObject, mask: mObject, props: []prop{{"id", 2141, true}}, nreq: 1},
-	2141: {name: "VoiceIdsOrCustomVoice/anyOf/1/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2142: {name: "WaitParam/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"wait"}},
-	2143: {name: "WebSearchActionFind/properties/pattern", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2144: {name: "WebSearchActionFind/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"find_in_page"}},
-	2145: {name: "WebSearchActionFind/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2146: {name: "WebSearchActionOpenPage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"open_page"}},
-	2147: {name: "WebSearchActionOpenPage/properties/url", kind: kindAlts, mask: mNull | mString, alts: []int32{2148, 2149}},
-	2148: {name: "WebSearchActionOpenPage/properties/url/anyOf/0", kind: kindScalar, mask: mString},
-	2149: {name: "WebSearchActionOpenPage/properties/url/anyOf/1", kind: kindScalar, mask: mNull},
-	2150: {name: "WebSearchActionSearch/properties/queries", kind: kindArray, mask: mArray | mNull, nonull: true, items: 2151},
-	2151: {name: "WebSearchActionSearch/properties/queries/items", kind: kindScalar, mask: mString},
-	2152: {name: "WebSearchActionSearch/properties/query", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2153: {name: "WebSearchActionSearch/properties/sources", kind: kindArray, mask: mArray | mNull, nonull: true, items: 2154},
-	2154: {name: "WebSearchActionSearch/properties/sources/items", kind: kindObject, mask: mObject, props: []prop{{"type", 2155, true}, {"url", 2156, true}}, nreq: 2},
-	2155: {name: "WebSearchActionSearch/properties/sources/items/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url"}},
-	2156: {name: "WebSearchActionSearch/properties/sources/items/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2157: {name: "WebSearchActionSearch/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"search"}},
-	2158: {name: "WebSearchApproximateLocation/properties/city", kind: kindAlts, mask: mNull | mString, alts: []int32{2159, 2160}},
-	2159: {name: "WebSearchApproximateLocation/properties/city/anyOf/0", kind: kindScalar, mask: mString},
-	2160: {name: "WebSearchApproximateLocation/properties/city/anyOf/1", kind: kindScalar, mask: mNull},
-	2161: {name: "WebSearchApproximateLocation/properties/country", kind: kindAlts, mask: mNull | mString, alts: []int32{2162, 2163}},
-	2162: {name: "WebSearchApproximateLocation/properties/country/anyOf/0", kind: kindScalar, mask: mString},
-	2163: {name: "WebSearchApproximateLocation/properties/country/anyOf/1", kind: kindScalar, mask: mNull},
-	2164: {name: "WebSearchApproximateLocation/properties/region", kind: kindAlts, mask: mNull | mString, alts: []int32{2165, 2166}},
-	2165: {name: "WebSearchApproximateLocation/properties/region/anyOf/0", kind: kindScalar, mask: mString},
-	2166: {name: "WebSearchApproximateLocation/properties/region/anyOf/1", kind: kindScalar, mask: mNull},
-	2167: {name: "WebSearchApproximateLocation/properties/timezone", kind: kindAlts, mask: mNull | mString, alts: []int32{2168, 2169}},
-	2168: {name: "WebSearchApproximateLocation/properties/timezone/anyOf/0", kind: kindScalar, mask: mString},
-	2169: {name: "WebSearchApproximateLocation/properties/timezone/anyOf/1", kind: kindScalar, mask: mNull},
-	2170: {name: "WebSearchApproximateLocation/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"approximate"}},
-	2171: {name: "WebSearchLocation/properties/city", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2172: {name: "WebSearchLocation/properties/country", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2173: {name: "WebSearchLocation/properties/region", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2174: {name: "WebSearchLocation/properties/timezone", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2175: {name: "WebSearchPreviewTool/properties/search_content_types", kind: kindArray, mask: mArray | mNull, nonull: true, items: 338},
-	2176: {name: "WebSearchPreviewTool/properties/search_context_size", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{339, 2177}},
-	2177: {name: "WebSearchPreviewTool/properties/search_context_size/anyOf/1", kind: kindScalar, mask: mNull},
-	2178: {name: "WebSearchPreviewTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"web_search_preview", "web_search_preview_2025_03_11"}},
-	2179: {name: "WebSearchPreviewTool/properties/user_location", kind: kindAlts, mask: mNull | mObject, alts: []int32{19, 2180}},
-	2180: {name: "WebSearchPreviewTool/properties/user_location/anyOf/1", kind: kindScalar, mask: mNull},
-	2181: {name: "WebSearchTool/properties/external_web_access", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2182: {name: "WebSearchTool/properties/filters", kind: kindAlts, mask: mNull | mObject, alts: []int32{2183, 2188}},
-	2183: {name: "WebSearchTool/properties/filters/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"allowed_domains", 2184, false}}},
-	2184: {name: "WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains", kind: kindAlts, mask: mArray | mNull, alts: []int32{2185, 2187}},
-	2185: {name: "WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0", kind: kindArray, mask: mArray, items: 2186},
-	2186: {name: "WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0/items", kind: kindScalar, mask: mString},
-	2187: {name: "WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/1", kind: kindScalar, mask: mNull},
-	2188: {name: "WebSearchTool/properties/filters/anyOf/1", kind: kindScalar, mask: mNull},
-	2189: {name: "WebSearchTool/properties/search_context_size", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"high", "low", "medium"}},
-	2190: {name: "WebSearchTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"web_search", "web_search_2025_08_26"}},
-	2191: {name: "WebSearchToolCall/properties/action", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"find_in_page", 378}, {"open_page", 379}, {"search", 380}}},
-	2192: {name: "WebSearchToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	2193: {name: "WebSearchToolCall/properties/status", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"completed", "failed", "in_progress", "searching"}},
-	2194: {name: "WebSearchToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"web_search_call"}},
+	0:/* AdditionalTools */ {name: ref{0, 15}, kind: kindObject, mask: mObject, props: ref{0, 4}, nreq: 4},
+	1:/* AdditionalToolsItemParam */ {name: ref{30, 24}, kind: kindObject, mask: mObject, props: ref{4, 4}, nreq: 3},
+	2:/* Annotation */ {name: ref{54, 10}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{0, 4}},
+	3:/* ApplyPatchCallOutputStatus */ {name: ref{121, 26}, kind: kindScalar, mask: mString, enum: true, values: ref{0, 2}},
+	4:/* ApplyPatchCallOutputStatusParam */ {name: ref{162, 31}, kind: kindScalar, mask: mString, enum: true, values: ref{2, 2}},
+	5:/* ApplyPatchCallStatus */ {name: ref{193, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{4, 2}},
+	6:/* ApplyPatchCallStatusParam */ {name: ref{224, 25}, kind: kindScalar, mask: mString, enum: true, values: ref{6, 2}},
+	7:/* ApplyPatchCreateFileOperation */ {name: ref{249, 29}, kind: kindObject, mask: mObject, props: ref{8, 3}, nreq: 3},
+	8:/* ApplyPatchCreateFileOperationParam */ {name: ref{286, 34}, kind: kindObject, mask: mObject, props: ref{11, 3}, nreq: 3},
+	9:/* ApplyPatchDeleteFileOperation */ {name: ref{320, 29}, kind: kindObject, mask: mObject, props: ref{14, 2}, nreq: 2},
+	10:/* ApplyPatchDeleteFileOperationParam */ {name: ref{349, 34}, kind: kindObject, mask: mObject, props: ref{16, 2}, nreq: 2},
+	11:/* ApplyPatchOperationParam */ {name: ref{383, 24}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{4, 3}},
+	12:/* ApplyPatchToolCall */ {name: ref{440, 18}, kind: kindObject, mask: mObject, props: ref{18, 7}, nreq: 5},
+	13:/* ApplyPatchToolCallItemParam */ {name: ref{496, 27}, kind: kindObject, mask: mObject, props: ref{25, 6}, nreq: 4},
+	14:/* ApplyPatchToolCallOutput */ {name: ref{523, 24}, kind: kindObject, mask: mObject, props: ref{31, 7}, nreq: 4},
+	15:/* ApplyPatchToolCallOutputItemParam */ {name: ref{553, 33}, kind: kindObject, mask: mObject, props: ref{38, 6}, nreq: 3},
+	16:/* ApplyPatchToolParam */ {name: ref{586, 19}, kind: kindObject, mask: mObject, props: ref{44, 2}, nreq: 1},
+	17:/* ApplyPatchUpdateFileOperation */ {name: ref{620, 29}, kind: kindObject, mask: mObject, props: ref{46, 3}, nreq: 3},
+	18:/* ApplyPatchUpdateFileOperationParam */ {name: ref{649, 34}, kind: kindObject, mask: mObject, props: ref{49, 3}, nreq: 3},
+	19:/* ApproximateLocation */ {name: ref{683, 19}, kind: kindObject, mask: mObject, props: ref{52, 5}, nreq: 1},
+	20:/* AutoCodeInterpreterToolParam */ {name: ref{727, 28}, kind: kindObject, mask: mObject, props: ref{57, 4}, nreq: 1},
+	21:/* CallableToolAllowedCaller */ {name: ref{789, 25}, kind: kindScalar, mask: mString, enum: true, values: ref{8, 2}},
+	22:/* ChatCompletionAllowedTools */ {name: ref{832, 26}, kind: kindObject, mask: mObject, props: ref{61, 2}, nreq: 2},
+	23:/* ChatCompletionAllowedToolsChoice */ {name: ref{862, 32}, kind: kindObject, mask: mObject, props: ref{63, 2}, nreq: 2},
+	24:/* ChatCompletionFunctionCallOption */ {name: ref{907, 32}, kind: kindObject, mask: mObject, props: ref{65, 1}, nreq: 1},
+	25:/* ChatCompletionFunctions */ {name: ref{943, 23}, kind: kindObject, mask: mObject, props: ref{66, 3}, nreq: 1},
+	26:/* ChatCompletionMessageCustomToolCall */ {name: ref{987, 35}, kind: kindObject, mask: mObject, props: ref{69, 3}, nreq: 3},
+	27:/* ChatCompletionMessageToolCall */ {name: ref{1028, 29}, kind: kindObject, mask: mObject, props: ref{72, 3}, nreq: 3},
+	28:/* ChatCompletionMessageToolCallChunk */ {name: ref{1065, 34}, kind: kindObject, mask: mObject, props: ref{75, 4}, nreq: 1},
+	29:/* ChatCompletionMessageToolCalls */ {name: ref{1104, 30}, kind: kindArray, mask: mArray, items: 506},
+	30:/* ChatCompletionModeration */ {name: ref{1134, 24}, kind: kindObject, mask: mObject, props: ref{79, 2}, nreq: 2},
+	31:/* ChatCompletionModerationError */ {name: ref{1163, 29}, kind: kindObject, mask: mObject, props: ref{81, 3}, nreq: 3},
+	32:/* ChatCompletionModerationResults */ {name: ref{1203, 31}, kind: kindObject, mask: mObject, props: ref{84, 3}, nreq: 3},
+	33:/* ChatCompletionNamedToolChoice */ {name: ref{1246, 29}, kind: kindObject, mask: mObject, props: ref{87, 2}, nreq: 2},
+	34:/* ChatCompletionNamedToolChoiceCustom */ {name: ref{1275, 35}, kind: kindObject, mask: mObject, props: ref{89, 2}, nreq: 2},
+	35:/* ChatCompletionRequestAssistantMessage */ {name: ref{1310, 37}, kind: kindObject, mask: mObject, props: ref{91, 7}, nreq: 1},
+	36:/* ChatCompletionRequestAssistantMessageContentPart */ {name: ref{1389, 48}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{7, 2}},
+	37:/* ChatCompletionRequestDeveloperMessage */ {name: ref{1441, 37}, kind: kindObject, mask: mObject, props: ref{98, 3}, nreq: 2},
+	38:/* ChatCompletionRequestFunctionMessage */ {name: ref{1478, 36}, kind: kindObject, mask: mObject, props: ref{101, 3}, nreq: 3},
+	39:/* ChatCompletionRequestMessage */ {name: ref{1514, 28}, kind: kindTagged, mask: mObject, tag: ref{17, 4}, dflt: -1, cases: ref{9, 6}},
+	40:/* ChatCompletionRequestMessageContentPartAudio */ {name: ref{1574, 44}, kind: kindObject, mask: mObject, props: ref{104, 3}, nreq: 2},
+	41:/* ChatCompletionRequestMessageContentPartFile */ {name: ref{1652, 43}, kind: kindObject, mask: mObject, props: ref{107, 3}, nreq: 2},
+	42:/* ChatCompletionRequestMessageContentPartImage */ {name: ref{1699, 44}, kind: kindObject, mask: mObject, props: ref{110, 3}, nreq: 2},
+	43:/* ChatCompletionRequestMessageContentPartRefusal */ {name: ref{1752, 46}, kind: kindObject, mask: mObject, props: ref{113, 2}, nreq: 2},
+	44:/* ChatCompletionRequestMessageContentPartText */ {name: ref{1798, 43}, kind: kindObject, mask: mObject, props: ref{115, 3}, nreq: 2},
+	45:/* ChatCompletionRequestSystemMessage */ {name: ref{1841, 34}, kind: kindObject, mask: mObject, props: ref{118, 3}, nreq: 2},
+	46:/* ChatCompletionRequestSystemMessageContentPart */ {name: ref{1875, 45}, kind: kindAlts, mask: mObject, alts: ref{0, 1}},
+	47:/* ChatCompletionRequestToolMessage */ {name: ref{1920, 32}, kind: kindObject, mask: mObject, props: ref{121, 3}, nreq: 3},
+	48:/* ChatCompletionRequestToolMessageContentPart */ {name: ref{1964, 43}, kind: kindAlts, mask: mObject, alts: ref{1, 1}},
+	49:/* ChatCompletionRequestUserMessage */ {name: ref{2007, 32}, kind: kindObject, mask: mObject, props: ref{124, 3}, nreq: 2},
+	50:/* ChatCompletionRequestUserMessageContentPart */ {name: ref{2039, 43}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{15, 4}},
+	51:/* ChatCompletionResponseMessage */ {name: ref{2082, 29}, kind: kindObject, mask: mObject, props: ref{127, 9}, nreq: 3},
+	52:/* ChatCompletionStreamOptions */ {name: ref{2148, 27}, kind: kindObject, mask: mNull | mObject, props: ref{136, 2}},
+	53:/* ChatCompletionStreamResponseDelta */ {name: ref{2207, 33}, kind: kindObject, mask: mObject, props: ref{138, 7}},
+	54:/* ChatCompletionTokenLogprob */ {name: ref{2240, 26}, kind: kindObject, mask: mObject, props: ref{145, 4}, nreq: 4},
+	55:/* ChatCompletionTool */ {name: ref{2295, 18}, kind: kindObject, mask: mObject, props: ref{149, 2}, nreq: 2},
+	56:/* ChatCompletionToolChoiceOption */ {name: ref{2313, 30}, kind: kindAlts, mask: mObject | mString, alts: ref{2, 2}},
+	57:/* ClickButtonType */ {name: ref{2343, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{10, 5}},
+	58:/* ClickParam */ {name: ref{2383, 10}, kind: kindObject, mask: mObject, props: ref{151, 5}, nreq: 4},
+	59:/* CodeInterpreterOutputImage */ {name: ref{2405, 26}, kind: kindObject, mask: mObject, props: ref{156, 2}, nreq: 2},
+	60:/* CodeInterpreterOutputLogs */ {name: ref{2434, 25}, kind: kindObject, mask: mObject, props: ref{158, 2}, nreq: 2},
+	61:/* CodeInterpreterTool */ {name: ref{2463, 19}, kind: kindObject, mask: mObject, props: ref{160, 3}, nreq: 2},
+	62:/* CodeInterpreterToolCall */ {name: ref{2491, 23}, kind: kindObject, mask: mObject, props: ref{163, 6}, nreq: 6},
+	63:/* CompactionBody */ {name: ref{2533, 14}, kind: kindObject, mask: mObject, props: ref{169, 4}, nreq: 3},
+	64:/* CompactionSummaryItemParam */ {name: ref{2564, 26}, kind: kindObject, mask: mObject, props: ref{173, 3}, nreq: 2},
+	65:/* CompactionTriggerItemParam */ {name: ref{2590, 26}, kind: kindObject, mask: mObject, props: ref{176, 1}, nreq: 1},
+	66:/* ComparisonFilter */ {name: ref{2616, 16}, kind: kindObject, mask: mObject, props: ref{177, 3}, nreq: 3},
+	67:/* CompletionUsage */ {name: ref{2640, 15}, kind: kindObject, mask: mObject, props: ref{180, 5}, nreq: 3},
+	68:/* CompoundFilter */ {name: ref{2743, 14}, kind: kindObject, mask: mObject, props: ref{185, 2}, nreq: 2},
+	69:/* ComputerAction */ {name: ref{2764, 14}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{19, 9}},
+	70:/* ComputerActionList */ {name: ref{2831, 18}, kind: kindArray, mask: mArray, items: 69},
+	71:/* ComputerCallOutputItemParam */ {name: ref{2849, 27}, kind: kindObject, mask: mObject, props: ref{187, 6}, nreq: 3},
+	72:/* ComputerCallOutputStatus */ {name: ref{2902, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{15, 3}},
+	73:/* ComputerCallSafetyCheckParam */ {name: ref{2936, 28}, kind: kindObject, mask: mObject, props: ref{193, 3}, nreq: 1},
+	74:/* ComputerEnvironment */ {name: ref{2964, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{18, 5}},
+	75:/* ComputerScreenshotContent */ {name: ref{3011, 25}, kind: kindObject, mask: mObject, props: ref{196, 5}, nreq: 4},
+	76:/* ComputerScreenshotImage */ {name: ref{3049, 23}, kind: kindObject, mask: mObject, props: ref{201, 3}, nreq: 1},
+	77:/* ComputerTool */ {name: ref{3072, 12}, kind: kindObject, mask: mObject, props: ref{204, 1}, nreq: 1},
+	78:/* ComputerToolCall */ {name: ref{3084, 16}, kind: kindObject, mask: mObject, props: ref{205, 7}, nreq: 5},
+	79:/* ComputerToolCallOutput */ {name: ref{3134, 22}, kind: kindObject, mask: mObject, props: ref{212, 6}, nreq: 3},
+	80:/* ComputerToolCallOutputResource */ {name: ref{3156, 30}, kind: kindObject, mask: mObject, props: ref{218, 7}, nreq: 5},
+	81:/* ComputerUsePreviewTool */ {name: ref{3186, 22}, kind: kindObject, mask: mObject, props: ref{225, 4}, nreq: 4},
+	82:/* ContainerAutoParam */ {name: ref{3246, 18}, kind: kindObject, mask: mObject, props: ref{229, 5}, nreq: 1},
+	83:/* ContainerFileCitationBody */ {name: ref{3270, 25}, kind: kindObject, mask: mObject, props: ref{234, 6}, nreq: 6},
+	84:/* ContainerMemoryLimit */ {name: ref{3323, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{23, 4}},
+	85:/* ContainerNetworkPolicyAllowlistParam */ {name: ref{3353, 36}, kind: kindObject, mask: mObject, props: ref{240, 3}, nreq: 2},
+	86:/* ContainerNetworkPolicyDisabledParam */ {name: ref{3418, 35}, kind: kindObject, mask: mObject, props: ref{243, 1}, nreq: 1},
+	87:/* ContainerNetworkPolicyDomainSecretParam */ {name: ref{3453, 39}, kind: kindObject, mask: mObject, props: ref{244, 3}, nreq: 3},
+	88:/* ContainerReferenceParam */ {name: ref{3498, 23}, kind: kindObject, mask: mObject, props: ref{247, 2}, nreq: 2},
+	89:/* ContainerReferenceResource */ {name: ref{3521, 26}, kind: kindObject, mask: mObject, props: ref{249, 2}, nreq: 2},
+	90:/* ContextManagementParam */ {name: ref{3547, 22}, kind: kindObject, mask: mObject, props: ref{251, 2}, nreq: 1},
+	91:/* ConversationItem */ {name: ref{3586, 16}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{28, 28}},
+	92:/* ConversationItemList */ {name: ref{4016, 20}, kind: kindObject, mask: mObject, props: ref{253, 5}, nreq: 5},
+	93:/* ConversationParam */ {name: ref{4069, 17}, kind: kindAlts, mask: mObject | mString, alts: ref{4, 2}},
+	94:/* ConversationParam-2 */ {name: ref{4086, 19}, kind: kindObject, mask: mObject, props: ref{258, 1}, nreq: 1},
+	95:/* ConversationResource */ {name: ref{4105, 20}, kind: kindObject, mask: mObject, props: ref{259, 4}, nreq: 4},
+	96:/* CoordParam */ {name: ref{4143, 10}, kind: kindObject, mask: mObject, props: ref{263, 2}, nreq: 2},
+	97:/* CreateChatCompletionRequest */ {name: ref{4153, 27}, kind: kindObject, mask: mObject, props: ref{265, 37}, nreq: 2},
+	98:/* CreateChatCompletionResponse */ {name: ref{4534, 28}, kind: kindObject, mask: mObject, props: ref{302, 10}, nreq: 5},
+	99:/* CreateChatCompletionStreamResponse */ {name: ref{4599, 34}, kind: kindObject, mask: mObject, props: ref{312, 10}, nreq: 5},
+	100:/* CreateConversationBody */ {name: ref{4644, 22}, kind: kindObject, mask: mObject, props: ref{322, 2}},
+	101:/* CreateConversationItemsRequest */ {name: ref{4671, 30}, kind: kindObject, mask: mObject, props: ref{324, 1}, nreq: 1},
+	102:/* CreateModelResponseProperties */ {name: ref{4701, 29}, kind: kindObject, mask: mObject, props: ref{325, 9}},
+	103:/* CreateResponse */ {name: ref{4730, 14}, kind: kindObject, mask: mObject, props: ref{334, 31}},
+	104:/* CustomGrammarFormatParam */ {name: ref{4870, 24}, kind: kindObject, mask: mObject, props: ref{365, 3}, nreq: 3},
+	105:/* CustomTextFormatParam */ {name: ref{4910, 21}, kind: kindObject, mask: mObject, props: ref{368, 1}, nreq: 1},
+	106:/* CustomToolCall */ {name: ref{4931, 14}, kind: kindObject, mask: mObject, props: ref{369, 7}, nreq: 4},
+	107:/* CustomToolCallOutput */ {name: ref{4954, 20}, kind: kindObject, mask: mObject, props: ref{376, 5}, nreq: 3},
+	108:/* CustomToolCallOutputResource */ {name: ref{4974, 28}, kind: kindObject, mask: mObject, props: ref{381, 7}, nreq: 5},
+	109:/* CustomToolCallResource */ {name: ref{5002, 22}, kind: kindObject, mask: mObject, props: ref{388, 9}, nreq: 6},
+	110:/* CustomToolChatCompletions */ {name: ref{5024, 25}, kind: kindObject, mask: mObject, props: ref{397, 2}, nreq: 2},
+	111:/* CustomToolChatCompletionsCustomFormatGrammar */ {name: ref{5049, 44}, kind: kindObject, mask: mObject, props: ref{399, 2}, nreq: 2},
+	112:/* CustomToolChatCompletionsCustomFormatText */ {name: ref{5100, 41}, kind: kindObject, mask: mObject, props: ref{401, 1}, nreq: 1},
+	113:/* CustomToolParam */ {name: ref{5141, 15}, kind: kindObject, mask: mObject, props: ref{402, 6}, nreq: 2},
+	114:/* DeletedConversationResource */ {name: ref{5175, 27}, kind: kindObject, mask: mObject, props: ref{408, 3}, nreq: 3},
+	115:/* DetailEnum */ {name: ref{5209, 10}, kind: kindScalar, mask: mString, enum: true, values: ref{27, 4}},
+	116:/* DirectToolCallCaller */ {name: ref{5238, 20}, kind: kindObject, mask: mObject, props: ref{411, 1}, nreq: 1},
+	117:/* DirectToolCallCallerParam */ {name: ref{5258, 25}, kind: kindObject, mask: mObject, props: ref{412, 1}, nreq: 1},
+	118:/* DoubleClickAction */ {name: ref{5283, 17}, kind: kindObject, mask: mObject, props: ref{413, 4}, nreq: 4},
+	119:/* DragParam */ {name: ref{5300, 9}, kind: kindObject, mask: mObject, props: ref{417, 3}, nreq: 2},
+	120:/* EasyInputMessage */ {name: ref{5309, 16}, kind: kindObject, mask: mObject, props: ref{420, 4}, nreq: 2},
+	121:/* EmptyModelParam */ {name: ref{5330, 15}, kind: kindAny, mask: mAll},
+	122:/* Error */ {name: ref{5345, 5}, kind: kindObject, mask: mObject, props: ref{424, 4}, nreq: 4},
+	123:/* ErrorResponse */ {name: ref{5355, 13}, kind: kindObject, mask: mObject, props: ref{428, 1}, nreq: 1},
+	124:/* FileCitationBody */ {name: ref{5373, 16}, kind: kindObject, mask: mObject, props: ref{429, 4}, nreq: 4},
+	125:/* FileDetailEnum */ {name: ref{5389, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{31, 3}},
+	126:/* FileInputDetail */ {name: ref{5403, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{34, 3}},
+	127:/* FilePath */ {name: ref{5418, 8}, kind: kindObject, mask: mObject, props: ref{433, 3}, nreq: 3},
+	128:/* FileSearchTool */ {name: ref{5426, 14}, kind: kindObject, mask: mObject, props: ref{436, 5}, nreq: 2},
+	129:/* FileSearchToolCall */ {name: ref{5486, 18}, kind: kindObject, mask: mObject, props: ref{441, 5}, nreq: 4},
+	130:/* Filters */ {name: ref{5511, 7}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{56, 10}},
+	131:/* FunctionAndCustomToolCallOutput */ {name: ref{5542, 31}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{66, 3}},
+	132:/* FunctionCallItemStatus */ {name: ref{5604, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{37, 3}},
+	133:/* FunctionCallOutputItemParam */ {name: ref{5626, 27}, kind: kindObject, mask: mObject, props: ref{446, 8}, nreq: 2},
+	134:/* FunctionCallOutputStatusEnum */ {name: ref{5653, 28}, kind: kindScalar, mask: mString, enum: true, values: ref{40, 3}},
+	135:/* FunctionCallStatus */ {name: ref{5681, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{43, 3}},
+	136:/* FunctionObject */ {name: ref{5699, 14}, kind: kindObject, mask: mObject, props: ref{454, 4}, nreq: 1},
+	137:/* FunctionParameters */ {name: ref{5719, 18}, kind: kindAny, mask: mAll},
+	138:/* FunctionShellAction */ {name: ref{5737, 19}, kind: kindObject, mask: mObject, props: ref{458, 3}, nreq: 3},
+	139:/* FunctionShellActionParam */ {name: ref{5791, 24}, kind: kindObject, mask: mObject, props: ref{461, 3}, nreq: 1},
+	140:/* FunctionShellCall */ {name: ref{5815, 17}, kind: kindObject, mask: mObject, props: ref{464, 8}, nreq: 6},
+	141:/* FunctionShellCallItemParam */ {name: ref{5832, 26}, kind: kindObject, mask: mObject, props: ref{472, 7}, nreq: 3},
+	142:/* FunctionShellCallItemStatus */ {name: ref{5858, 27}, kind: kindScalar, mask: mString, enum: true, values: ref{46, 3}},
+	143:/* FunctionShellCallOutput */ {name: ref{5885, 23}, kind: kindObject, mask: mObject, props: ref{479, 8}, nreq: 6},
+	144:/* FunctionShellCallOutputContent */ {name: ref{5908, 30}, kind: kindObject, mask: mObject, props: ref{487, 4}, nreq: 3},
+	145:/* FunctionShellCallOutputContentParam */ {name: ref{5957, 35}, kind: kindObject, mask: mObject, props: ref{491, 3}, nreq: 3},
+	146:/* FunctionShellCallOutputExitOutcome */ {name: ref{5992, 34}, kind: kindObject, mask: mObject, props: ref{494, 2}, nreq: 2},
+	147:/* FunctionShellCallOutputExitOutcomeParam */ {name: ref{6035, 39}, kind: kindObject, mask: mObject, props: ref{496, 2}, nreq: 2},
+	148:/* FunctionShellCallOutputItemParam */ {name: ref{6074, 32}, kind: kindObject, mask: mObject, props: ref{498, 7}, nreq: 3},
+	149:/* FunctionShellCallOutputOutcomeParam */ {name: ref{6106, 35}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{69, 2}},
+	150:/* FunctionShellCallOutputStatusEnum */ {name: ref{6152, 33}, kind: kindScalar, mask: mString, enum: true, values: ref{49, 3}},
+	151:/* FunctionShellCallOutputTimeoutOutcome */ {name: ref{6185, 37}, kind: kindObject, mask: mObject, props: ref{505, 1}, nreq: 1},
+	152:/* FunctionShellCallOutputTimeoutOutcomeParam */ {name: ref{6222, 42}, kind: kindObject, mask: mObject, props: ref{506, 1}, nreq: 1},
+	153:/* FunctionShellCallStatus */ {name: ref{6264, 23}, kind: kindScalar, mask: mString, enum: true, values: ref{52, 3}},
+	154:/* FunctionShellToolParam */ {name: ref{6287, 22}, kind: kindObject, mask: mObject, props: ref{507, 3}, nreq: 1},
+	155:/* FunctionTool */ {name: ref{6309, 12}, kind: kindObject, mask: mObject, props: ref{510, 8}, nreq: 4},
+	156:/* FunctionToolCall */ {name: ref{6334, 16}, kind: kindObject, mask: mObject, props: ref{518, 8}, nreq: 4},
+	157:/* FunctionToolCallOutput */ {name: ref{6359, 22}, kind: kindObject, mask: mObject, props: ref{526, 8}, nreq: 2},
+	158:/* FunctionToolCallOutputResource */ {name: ref{6381, 30}, kind: kindObject, mask: mObject, props: ref{534, 9}, nreq: 4},
+	159:/* FunctionToolCallResource */ {name: ref{6411, 24}, kind: kindObject, mask: mObject, props: ref{543, 9}, nreq: 6},
+	160:/* FunctionToolParam */ {name: ref{6435, 17}, kind: kindObject, mask: mObject, props: ref{552, 8}, nreq: 2},
+	161:/* GrammarSyntax1 */ {name: ref{6452, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{55, 2}},
+	162:/* HTTPError */ {name: ref{6475, 9}, kind: kindObject, mask: mObject, props: ref{560, 3}, nreq: 3},
+	163:/* HybridSearchOptions */ {name: ref{6484, 19}, kind: kindObject, mask: mObject, props: ref{563, 2}, nreq: 2},
+	164:/* ImageDetail */ {name: ref{6530, 11}, kind: kindScalar, mask: mString, enum: true, values: ref{57, 4}},
+	165:/* ImageGenActionEnum */ {name: ref{6541, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{61, 3}},
+	166:/* ImageGenTool */ {name: ref{6571, 12}, kind: kindObject, mask: mObject, props: ref{565, 12}, nreq: 1},
+	167:/* ImageGenToolCall */ {name: ref{6669, 16}, kind: kindObject, mask: mObject, props: ref{577, 4}, nreq: 4},
+	168:/* IncludeEnum */ {name: ref{6691, 11}, kind: kindScalar, mask: mString, enum: true, values: ref{64, 8}},
+	169:/* InlineSkillParam */ {name: ref{6929, 16}, kind: kindObject, mask: mObject, props: ref{581, 4}, nreq: 4},
+	170:/* InlineSkillSourceParam */ {name: ref{6951, 22}, kind: kindObject, mask: mObject, props: ref{585, 3}, nreq: 3},
+	171:/* InputContent */ {name: ref{6983, 12}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{71, 3}},
+	172:/* InputFidelity */ {name: ref{6995, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{72, 2}},
+	173:/* InputFileContent */ {name: ref{7008, 16}, kind: kindObject, mask: mObject, props: ref{588, 7}, nreq: 1},
+	174:/* InputFileContentParam */ {name: ref{7041, 21}, kind: kindObject, mask: mObject, props: ref{595, 7}, nreq: 1},
+	175:/* InputImageContent */ {name: ref{7062, 17}, kind: kindObject, mask: mObject, props: ref{602, 5}, nreq: 2},
+	176:/* InputImageContentParamAutoParam */ {name: ref{7079, 31}, kind: kindObject, mask: mObject, props: ref{607, 5}, nreq: 1},
+	177:/* InputItem */ {name: ref{7110, 9}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: 178, cases: ref{74, 30}, untagged: ref{6, 2}},
+	178:/* InputItemMessage */ {name: ref{7151, 16}, kind: kindObject, mask: mObject, props: ref{612, 6}, nreq: 2},
+	179:/* InputMessage */ {name: ref{7167, 12}, kind: kindObject, mask: mObject, props: ref{618, 4}, nreq: 2},
+	180:/* InputMessageContentList */ {name: ref{7179, 23}, kind: kindArray, mask: mArray, items: 171},
+	181:/* InputMessageResource */ {name: ref{7202, 20}, kind: kindObject, mask: mObject, props: ref{622, 5}, nreq: 4},
+	182:/* InputParam */ {name: ref{7222, 10}, kind: kindAlts, mask: mArray | mString, alts: ref{8, 2}},
+	183:/* InputTextContent */ {name: ref{7232, 16}, kind: kindObject, mask: mObject, props: ref{627, 3}, nreq: 2},
+	184:/* InputTextContentParam */ {name: ref{7248, 21}, kind: kindObject, mask: mObject, props: ref{630, 3}, nreq: 2},
+	185:/* Item */ {name: ref{7269, 4}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: 186, cases: ref{104, 26}},
+	186:/* ItemMessage */ {name: ref{7273, 11}, kind: kindObject, mask: mObject, props: ref{633, 6}, nreq: 2},
+	187:/* ItemReferenceParam */ {name: ref{7284, 18}, kind: kindObject, mask: mObject, props: ref{639, 2}, nreq: 1},
+	188:/* ItemResource */ {name: ref{7302, 12}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{130, 28}},
+	189:/* ItemResourceMessage */ {name: ref{7314, 19}, kind: kindObject, mask: mObject, props: ref{641, 6}, nreq: 4},
+	190:/* KeyPressAction */ {name: ref{7333, 14}, kind: kindObject, mask: mObject, props: ref{647, 2}, nreq: 2},
+	191:/* LocalEnvironmentParam */ {name: ref{7347, 21}, kind: kindObject, mask: mObject, props: ref{649, 2}, nreq: 1},
+	192:/* LocalEnvironmentResource */ {name: ref{7368, 24}, kind: kindObject, mask: mObject, props: ref{651, 1}, nreq: 1},
+	193:/* LocalShellExecAction */ {name: ref{7392, 20}, kind: kindObject, mask: mObject, props: ref{652, 6}, nreq: 3},
+	194:/* LocalShellToolCall */ {name: ref{7439, 18}, kind: kindObject, mask: mObject, props: ref{658, 5}, nreq: 5},
+	195:/* LocalShellToolCallOutput */ {name: ref{7457, 24}, kind: kindObject, mask: mObject, props: ref{663, 4}, nreq: 3},
+	196:/* LocalShellToolParam */ {name: ref{7481, 19}, kind: kindObject, mask: mObject, props: ref{667, 1}, nreq: 1},
+	197:/* LocalSkillParam */ {name: ref{7500, 15}, kind: kindObject, mask: mObject, props: ref{668, 3}, nreq: 3},
+	198:/* LogProb */ {name: ref{7515, 7}, kind: kindObject, mask: mObject, props: ref{671, 4}, nreq: 4},
+	199:/* MCPApprovalRequest */ {name: ref{7522, 18}, kind: kindObject, mask: mObject, props: ref{675, 5}, nreq: 5},
+	200:/* MCPApprovalResponse */ {name: ref{7552, 19}, kind: kindObject, mask: mObject, props: ref{680, 5}, nreq: 3},
+	201:/* MCPApprovalResponseResource */ {name: ref{7603, 27}, kind: kindObject, mask: mObject, props: ref{685, 5}, nreq: 4},
+	202:/* MCPListTools */ {name: ref{7630, 12}, kind: kindObject, mask: mObject, props: ref{690, 5}, nreq: 4},
+	203:/* MCPListToolsTool */ {name: ref{7642, 16}, kind: kindObject, mask: mObject, props: ref{695, 4}, nreq: 2},
+	204:/* MCPProtocolError */ {name: ref{7670, 16}, kind: kindObject, mask: mObject, props: ref{699, 3}, nreq: 3},
+	205:/* MCPTool */ {name: ref{7686, 7}, kind: kindObject, mask: mObject, props: ref{702, 12}, nreq: 2},
+	206:/* MCPToolCall */ {name: ref{7778, 11}, kind: kindObject, mask: mObject, props: ref{714, 9}, nreq: 5},
+	207:/* MCPToolCallError */ {name: ref{7789, 16}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{158, 3}},
+	208:/* MCPToolCallStatus */ {name: ref{7857, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{74, 5}},
+	209:/* MCPToolExecutionError */ {name: ref{7881, 21}, kind: kindObject, mask: mObject, props: ref{723, 2}, nreq: 2},
+	210:/* MCPToolFilter */ {name: ref{7902, 13}, kind: kindObject, mask: mObject, props: ref{725, 2}},
+	211:/* Message */ {name: ref{7934, 7}, kind: kindObject, mask: mObject, props: ref{727, 6}, nreq: 5},
+	212:/* MessagePhase */ {name: ref{7941, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{79, 2}},
+	213:/* MessagePhase-2 */ {name: ref{7975, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{81, 2}},
+	214:/* MessageRole */ {name: ref{7989, 11}, kind: kindScalar, mask: mString, enum: true, values: ref{83, 8}},
+	215:/* MessageStatus */ {name: ref{8026, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{91, 3}},
+	216:/* Metadata */ {name: ref{8039, 8}, kind: kindAny, mask: mAll},
+	217:/* ModelIdsResponses */ {name: ref{8047, 17}, kind: kindScalar, mask: mString},
+	218:/* ModelIdsShared */ {name: ref{8064, 14}, kind: kindScalar, mask: mString},
+	219:/* ModelResponseProperties */ {name: ref{8078, 23}, kind: kindObject, mask: mObject, props: ref{733, 8}},
+	220:/* Moderation */ {name: ref{8101, 10}, kind: kindObject, mask: mObject, props: ref{741, 2}, nreq: 2},
+	221:/* ModerationConfigParam */ {name: ref{8111, 21}, kind: kindObject, mask: mObject, props: ref{743, 1}, nreq: 1},
+	222:/* ModerationErrorBody */ {name: ref{8132, 19}, kind: kindObject, mask: mObject, props: ref{744, 3}, nreq: 3},
+	223:/* ModerationInputType */ {name: ref{8151, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{94, 2}},
+	224:/* ModerationMode */ {name: ref{8175, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{96, 2}},
+	225:/* ModerationParam */ {name: ref{8199, 15}, kind: kindObject, mask: mObject, props: ref{747, 2}, nreq: 1},
+	226:/* ModerationPolicyParam */ {name: ref{8220, 21}, kind: kindObject, mask: mObject, props: ref{749, 2}},
+	227:/* ModerationResultBody */ {name: ref{8241, 20}, kind: kindObject, mask: mObject, props: ref{751, 6}, nreq: 6},
+	228:/* MoveParam */ {name: ref{8321, 9}, kind: kindObject, mask: mObject, props: ref{757, 4}, nreq: 3},
+	229:/* NamespaceToolParam */ {name: ref{8330, 18}, kind: kindObject, mask: mObject, props: ref{761, 4}, nreq: 4},
+	230:/* OutputContent */ {name: ref{8348, 13}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{161, 3}},
+	231:/* OutputItem */ {name: ref{8386, 10}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{164, 28}},
+	232:/* OutputMessage */ {name: ref{8396, 13}, kind: kindObject, mask: mObject, props: ref{765, 6}, nreq: 5},
+	233:/* OutputMessageContent */ {name: ref{8409, 20}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{192, 2}},
+	234:/* OutputTextContent */ {name: ref{8429, 17}, kind: kindObject, mask: mObject, props: ref{771, 4}, nreq: 4},
+	235:/* ParallelToolCalls */ {name: ref{8446, 17}, kind: kindScalar, mask: mBool},
+	236:/* PredictionContent */ {name: ref{8463, 17}, kind: kindObject, mask: mObject, props: ref{775, 2}, nreq: 2},
+	237:/* Program */ {name: ref{8480, 7}, kind: kindObject, mask: mObject, props: ref{777, 5}, nreq: 5},
+	238:/* ProgramItemParam */ {name: ref{8498, 16}, kind: kindObject, mask: mObject, props: ref{782, 5}, nreq: 5},
+	239:/* ProgramOutput */ {name: ref{8514, 13}, kind: kindObject, mask: mObject, props: ref{787, 5}, nreq: 5},
+	240:/* ProgramOutputItemParam */ {name: ref{8527, 22}, kind: kindObject, mask: mObject, props: ref{792, 5}, nreq: 5},
+	241:/* ProgramOutputItemStatus */ {name: ref{8549, 23}, kind: kindScalar, mask: mString, enum: true, values: ref{98, 2}},
+	242:/* ProgramOutputStatus */ {name: ref{8572, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{100, 2}},
+	243:/* ProgramToolCallCaller */ {name: ref{8591, 21}, kind: kindObject, mask: mObject, props: ref{797, 2}, nreq: 2},
+	244:/* ProgramToolCallCallerParam */ {name: ref{8621, 26}, kind: kindObject, mask: mObject, props: ref{799, 2}, nreq: 2},
+	245:/* ProgrammaticToolCallingParam */ {name: ref{8647, 28}, kind: kindObject, mask: mObject, props: ref{801, 1}, nreq: 1},
+	246:/* Prompt */ {name: ref{8675, 6}, kind: kindObject, mask: mNull | mObject, props: ref{802, 3}, nreq: 1},
+	247:/* PromptCacheBreakpointConfig */ {name: ref{8697, 27}, kind: kindObject, mask: mObject, props: ref{805, 1}, nreq: 1},
+	248:/* PromptCacheBreakpointParam */ {name: ref{8724, 26}, kind: kindObject, mask: mObject, props: ref{806, 1}, nreq: 1},
+	249:/* PromptCacheModeEnum */ {name: ref{8750, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{102, 2}},
+	250:/* PromptCacheOptions */ {name: ref{8785, 18}, kind: kindObject, mask: mObject, props: ref{807, 2}, nreq: 2},
+	251:/* PromptCacheOptionsParam */ {name: ref{8806, 23}, kind: kindObject, mask: mObject, props: ref{809, 2}},
+	252:/* PromptCacheTTLEnum */ {name: ref{8829, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{104, 1}},
+	253:/* RankerVersionType */ {name: ref{8850, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{105, 2}},
+	254:/* RankingOptions */ {name: ref{8885, 14}, kind: kindObject, mask: mObject, props: ref{811, 3}},
+	255:/* Reasoning */ {name: ref{8933, 9}, kind: kindObject, mask: mObject, props: ref{814, 5}},
+	256:/* ReasoningEffort */ {name: ref{8978, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{107, 7}},
+	257:/* ReasoningItem */ {name: ref{9018, 13}, kind: kindObject, mask: mObject, props: ref{819, 6}, nreq: 3},
+	258:/* ReasoningModeEnum */ {name: ref{9031, 17}, kind: kindScalar, mask: mString},
+	259:/* ReasoningTextContent */ {name: ref{9048, 20}, kind: kindObject, mask: mObject, props: ref{825, 2}, nreq: 2},
+	260:/* RefusalContent */ {name: ref{9068, 14}, kind: kindObject, mask: mObject, props: ref{827, 2}, nreq: 2},
+	261:/* Response */ {name: ref{9082, 8}, kind: kindObject, mask: mObject, props: ref{829, 35}, nreq: 14},
+	262:/* ResponseAudioDeltaEvent */ {name: ref{9120, 23}, kind: kindObject, mask: mObject, props: ref{864, 3}, nreq: 3},
+	263:/* ResponseAudioDoneEvent */ {name: ref{9163, 22}, kind: kindObject, mask: mObject, props: ref{867, 2}, nreq: 2},
+	264:/* ResponseAudioTranscriptDeltaEvent */ {name: ref{9185, 33}, kind: kindObject, mask: mObject, props: ref{869, 3}, nreq: 3},
+	265:/* ResponseAudioTranscriptDoneEvent */ {name: ref{9218, 32}, kind: kindObject, mask: mObject, props: ref{872, 2}, nreq: 2},
+	266:/* ResponseCodeInterpreterCallCodeDeltaEvent */ {name: ref{9250, 41}, kind: kindObject, mask: mObject, props: ref{874, 5}, nreq: 5},
+	267:/* ResponseCodeInterpreterCallCodeDoneEvent */ {name: ref{9310, 40}, kind: kindObject, mask: mObject, props: ref{879, 5}, nreq: 5},
+	268:/* ResponseCodeInterpreterCallCompletedEvent */ {name: ref{9350, 41}, kind: kindObject, mask: mObject, props: ref{884, 4}, nreq: 4},
+	269:/* ResponseCodeInterpreterCallInProgressEvent */ {name: ref{9391, 42}, kind: kindObject, mask: mObject, props: ref{888, 4}, nreq: 4},
+	270:/* ResponseCodeInterpreterCallInterpretingEvent */ {name: ref{9433, 44}, kind: kindObject, mask: mObject, props: ref{892, 4}, nreq: 4},
+	271:/* ResponseCompletedEvent */ {name: ref{9477, 22}, kind: kindObject, mask: mObject, props: ref{896, 3}, nreq: 3},
+	272:/* ResponseContentPartAddedEvent */ {name: ref{9507, 29}, kind: kindObject, mask: mObject, props: ref{899, 6}, nreq: 6},
+	273:/* ResponseContentPartDoneEvent */ {name: ref{9553, 28}, kind: kindObject, mask: mObject, props: ref{905, 6}, nreq: 6},
+	274:/* ResponseConversation */ {name: ref{9581, 20}, kind: kindObject, mask: mObject, props: ref{911, 1}, nreq: 1},
+	275:/* ResponseCreatedEvent */ {name: ref{9601, 20}, kind: kindObject, mask: mObject, props: ref{912, 3}, nreq: 3},
+	276:/* ResponseCustomToolCallInputDeltaEvent */ {name: ref{9621, 37}, kind: kindObject, mask: mObject, props: ref{915, 5}, nreq: 5},
+	277:/* ResponseCustomToolCallInputDoneEvent */ {name: ref{9658, 36}, kind: kindObject, mask: mObject, props: ref{920, 5}, nreq: 5},
+	278:/* ResponseError */ {name: ref{9694, 13}, kind: kindObject, mask: mNull | mObject, props: ref{925, 2}, nreq: 2},
+	279:/* ResponseErrorCode */ {name: ref{9707, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{114, 20}},
+	280:/* ResponseErrorEvent */ {name: ref{10095, 18}, kind: kindObject, mask: mObject, props: ref{927, 5}, nreq: 5},
+	281:/* ResponseFailedEvent */ {name: ref{10113, 19}, kind: kindObject, mask: mObject, props: ref{932, 3}, nreq: 3},
+	282:/* ResponseFileSearchCallCompletedEvent */ {name: ref{10132, 36}, kind: kindObject, mask: mObject, props: ref{935, 4}, nreq: 4},
+	283:/* ResponseFileSearchCallInProgressEvent */ {name: ref{10168, 37}, kind: kindObject, mask: mObject, props: ref{939, 4}, nreq: 4},
+	284:/* ResponseFileSearchCallSearchingEvent */ {name: ref{10205, 36}, kind: kindObject, mask: mObject, props: ref{943, 4}, nreq: 4},
+	285:/* ResponseFormatJsonObject */ {name: ref{10241, 24}, kind: kindObject, mask: mObject, props: ref{947, 1}, nreq: 1},
+	286:/* ResponseFormatJsonSchema */ {name: ref{10265, 24}, kind: kindObject, mask: mObject, props: ref{948, 2}, nreq: 2},
+	287:/* ResponseFormatJsonSchemaSchema */ {name: ref{10300, 30}, kind: kindAny, mask: mAll},
+	288:/* ResponseFormatText */ {name: ref{10330, 18}, kind: kindObject, mask: mObject, props: ref{950, 1}, nreq: 1},
+	289:/* ResponseFunctionCallArgumentsDeltaEvent */ {name: ref{10348, 39}, kind: kindObject, mask: mObject, props: ref{951, 5}, nreq: 5},
+	290:/* ResponseFunctionCallArgumentsDoneEvent */ {name: ref{10387, 38}, kind: kindObject, mask: mObject, props: ref{956, 6}, nreq: 6},
+	291:/* ResponseImageGenCallCompletedEvent */ {name: ref{10425, 34}, kind: kindObject, mask: mObject, props: ref{962, 4}, nreq: 4},
+	292:/* ResponseImageGenCallGeneratingEvent */ {name: ref{10459, 35}, kind: kindObject, mask: mObject, props: ref{966, 4}, nreq: 4},
+	293:/* ResponseImageGenCallInProgressEvent */ {name: ref{10494, 35}, kind: kindObject, mask: mObject, props: ref{970, 4}, nreq: 4},
+	294:/* ResponseImageGenCallPartialImageEvent */ {name: ref{10529, 37}, kind: kindObject, mask: mObject, props: ref{974, 10}, nreq: 6},
+	295:/* ResponseInProgressEvent */ {name: ref{10602, 23}, kind: kindObject, mask: mObject, props: ref{984, 3}, nreq: 3},
+	296:/* ResponseIncompleteEvent */ {name: ref{10625, 23}, kind: kindObject, mask: mObject, props: ref{987, 3}, nreq: 3},
+	297:/* ResponseItemList */ {name: ref{10648, 16}, kind: kindObject, mask: mObject, props: ref{990, 5}, nreq: 5},
+	298:/* ResponseLogProb */ {name: ref{10664, 15}, kind: kindObject, mask: mObject, props: ref{995, 3}, nreq: 2},
+	299:/* ResponseMCPCallArgumentsDeltaEvent */ {name: ref{10679, 34}, kind: kindObject, mask: mObject, props: ref{998, 5}, nreq: 5},
+	300:/* ResponseMCPCallArgumentsDoneEvent */ {name: ref{10713, 33}, kind: kindObject, mask: mObject, props: ref{1003, 5}, nreq: 5},
+	301:/* ResponseMCPCallCompletedEvent */ {name: ref{10746, 29}, kind: kindObject, mask: mObject, props: ref{1008, 4}, nreq: 4},
+	302:/* ResponseMCPCallFailedEvent */ {name: ref{10775, 26}, kind: kindObject, mask: mObject, props: ref{1012, 4}, nreq: 4},
+	303:/* ResponseMCPCallInProgressEvent */ {name: ref{10801, 30}, kind: kindObject, mask: mObject, props: ref{1016, 4}, nreq: 4},
+	304:/* ResponseMCPListToolsCompletedEvent */ {name: ref{10831, 34}, kind: kindObject, mask: mObject, props: ref{1020, 4}, nreq: 4},
+	305:/* ResponseMCPListToolsFailedEvent */ {name: ref{10865, 31}, kind: kindObject, mask: mObject, props: ref{1024, 4}, nreq: 4},
+	306:/* ResponseMCPListToolsInProgressEvent */ {name: ref{10896, 35}, kind: kindObject, mask: mObject, props: ref{1028, 4}, nreq: 4},
+	307:/* ResponseModalities */ {name: ref{10931, 18}, kind: kindArray, mask: mArray | mNull, items: 1886},
+	308:/* ResponseOutputItemAddedEvent */ {name: ref{10949, 28}, kind: kindObject, mask: mObject, props: ref{1032, 4}, nreq: 4},
+	309:/* ResponseOutputItemDoneEvent */ {name: ref{10981, 27}, kind: kindObject, mask: mObject, props: ref{1036, 4}, nreq: 4},
+	310:/* ResponseOutputTextAnnotationAddedEvent */ {name: ref{11008, 38}, kind: kindObject, mask: mObject, props: ref{1040, 7}, nreq: 7},
+	311:/* ResponsePromptVariables */ {name: ref{11072, 23}, kind: kindAny, mask: mAll},
+	312:/* ResponseProperties */ {name: ref{11095, 18}, kind: kindObject, mask: mObject, props: ref{1047, 8}},
+	313:/* ResponseQueuedEvent */ {name: ref{11113, 19}, kind: kindObject, mask: mObject, props: ref{1055, 3}, nreq: 3},
+	314:/* ResponseReasoningSummaryPartAddedEvent */ {name: ref{11132, 38}, kind: kindObject, mask: mObject, props: ref{1058, 6}, nreq: 6},
+	315:/* ResponseReasoningSummaryPartDoneEvent */ {name: ref{11183, 37}, kind: kindObject, mask: mObject, props: ref{1064, 7}, nreq: 6},
+	316:/* ResponseReasoningSummaryTextDeltaEvent */ {name: ref{11220, 38}, kind: kindObject, mask: mObject, props: ref{1071, 6}, nreq: 6},
+	317:/* ResponseReasoningSummaryTextDoneEvent */ {name: ref{11258, 37}, kind: kindObject, mask: mObject, props: ref{1077, 6}, nreq: 6},
+	318:/* ResponseReasoningTextDeltaEvent */ {name: ref{11295, 31}, kind: kindObject, mask: mObject, props: ref{1083, 6}, nreq: 6},
+	319:/* ResponseReasoningTextDoneEvent */ {name: ref{11326, 30}, kind: kindObject, mask: mObject, props: ref{1089, 6}, nreq: 6},
+	320:/* ResponseRefusalDeltaEvent */ {name: ref{11356, 25}, kind: kindObject, mask: mObject, props: ref{1095, 6}, nreq: 6},
+	321:/* ResponseRefusalDoneEvent */ {name: ref{11381, 24}, kind: kindObject, mask: mObject, props: ref{1101, 6}, nreq: 6},
+	322:/* ResponseShellCallCommandAddedStreamingEvent */ {name: ref{11405, 43}, kind: kindObject, mask: mObject, props: ref{1107, 5}, nreq: 5},
+	323:/* ResponseShellCallCommandDeltaStreamingEvent */ {name: ref{11461, 43}, kind: kindObject, mask: mObject, props: ref{1112, 6}, nreq: 5},
+	324:/* ResponseShellCallCommandDoneStreamingEvent */ {name: ref{11504, 42}, kind: kindObject, mask: mObject, props: ref{1118, 5}, nreq: 5},
+	325:/* ResponseShellCallOutputContentDeltaStreamingEvent */ {name: ref{11546, 49}, kind: kindObject, mask: mObject, props: ref{1123, 6}, nreq: 6},
+	326:/* ResponseShellCallOutputContentDoneStreamingEvent */ {name: ref{11595, 48}, kind: kindObject, mask: mObject, props: ref{1129, 6}, nreq: 6},
+	327:/* ResponseStreamEvent */ {name: ref{11643, 19}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{194, 58}},
+	328:/* ResponseStreamOptions */ {name: ref{13455, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1135, 1}},
+	329:/* ResponseTextDeltaEvent */ {name: ref{13476, 22}, kind: kindObject, mask: mObject, props: ref{1136, 7}, nreq: 7},
+	330:/* ResponseTextDoneEvent */ {name: ref{13498, 21}, kind: kindObject, mask: mObject, props: ref{1143, 7}, nreq: 7},
+	331:/* ResponseTextParam */ {name: ref{13519, 17}, kind: kindObject, mask: mObject, props: ref{1150, 2}},
+	332:/* ResponseUsage */ {name: ref{13536, 13}, kind: kindObject, mask: mObject, props: ref{1152, 5}, nreq: 5},
+	333:/* ResponseWebSearchCallCompletedEvent */ {name: ref{13615, 35}, kind: kindObject, mask: mObject, props: ref{1157, 4}, nreq: 4},
+	334:/* ResponseWebSearchCallInProgressEvent */ {name: ref{13650, 36}, kind: kindObject, mask: mObject, props: ref{1161, 4}, nreq: 4},
+	335:/* ResponseWebSearchCallSearchingEvent */ {name: ref{13686, 35}, kind: kindObject, mask: mObject, props: ref{1165, 4}, nreq: 4},
+	336:/* ScreenshotParam */ {name: ref{13721, 15}, kind: kindObject, mask: mObject, props: ref{1169, 1}, nreq: 1},
+	337:/* ScrollParam */ {name: ref{13736, 11}, kind: kindObject, mask: mObject, props: ref{1170, 6}, nreq: 5},
+	338:/* SearchContentType */ {name: ref{13763, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{134, 2}},
+	339:/* SearchContextSize */ {name: ref{13780, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{136, 3}},
+	340:/* ServiceTier */ {name: ref{13797, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{139, 6}},
+	341:/* ServiceTierResponses */ {name: ref{13836, 20}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{145, 7}},
+	342:/* ShellCallOutputDelta */ {name: ref{13865, 20}, kind: kindObject, mask: mObject, props: ref{1176, 2}},
+	343:/* SkillReferenceParam */ {name: ref{13885, 19}, kind: kindObject, mask: mObject, props: ref{1178, 3}, nreq: 2},
+	344:/* SpecificApplyPatchParam */ {name: ref{13912, 23}, kind: kindObject, mask: mObject, props: ref{1181, 1}, nreq: 1},
+	345:/* SpecificFunctionShellParam */ {name: ref{13935, 26}, kind: kindObject, mask: mObject, props: ref{1182, 1}, nreq: 1},
+	346:/* SpecificProgrammaticToolCallingParam */ {name: ref{13961, 36}, kind: kindObject, mask: mObject, props: ref{1183, 1}, nreq: 1},
+	347:/* StopConfiguration */ {name: ref{13997, 17}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{10, 2}},
+	348:/* SummaryTextContent */ {name: ref{14014, 18}, kind: kindObject, mask: mObject, props: ref{1184, 2}, nreq: 2},
+	349:/* TextContent */ {name: ref{14032, 11}, kind: kindObject, mask: mObject, props: ref{1186, 2}, nreq: 2},
+	350:/* TextResponseFormatConfiguration */ {name: ref{14043, 31}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{252, 3}},
+	351:/* TextResponseFormatJsonSchema */ {name: ref{14085, 28}, kind: kindObject, mask: mObject, props: ref{1188, 5}, nreq: 3},
+	352:/* Tool */ {name: ref{14119, 4}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{255, 18}},
+	353:/* ToolCallCaller */ {name: ref{14338, 14}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{273, 2}},
+	354:/* ToolCallCallerParam */ {name: ref{14352, 19}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{275, 2}},
+	355:/* ToolChoiceAllowed */ {name: ref{14371, 17}, kind: kindObject, mask: mObject, props: ref{1193, 3}, nreq: 3},
+	356:/* ToolChoiceCustom */ {name: ref{14388, 16}, kind: kindObject, mask: mObject, props: ref{1196, 2}, nreq: 2},
+	357:/* ToolChoiceFunction */ {name: ref{14404, 18}, kind: kindObject, mask: mObject, props: ref{1198, 2}, nreq: 2},
+	358:/* ToolChoiceMCP */ {name: ref{14422, 13}, kind: kindObject, mask: mObject, props: ref{1200, 3}, nreq: 2},
+	359:/* ToolChoiceOptions */ {name: ref{14435, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{152, 3}},
+	360:/* ToolChoiceParam */ {name: ref{14460, 15}, kind: kindAlts, mask: mObject | mString, alts: ref{12, 2}},
+	361:/* ToolChoiceTypes */ {name: ref{14475, 15}, kind: kindObject, mask: mObject, props: ref{1203, 1}, nreq: 1},
+	362:/* ToolSearchCall */ {name: ref{14490, 14}, kind: kindObject, mask: mObject, props: ref{1204, 7}, nreq: 6},
+	363:/* ToolSearchCallItemParam */ {name: ref{14513, 23}, kind: kindObject, mask: mObject, props: ref{1211, 6}, nreq: 2},
+	364:/* ToolSearchExecutionType */ {name: ref{14536, 23}, kind: kindScalar, mask: mString, enum: true, values: ref{155, 2}},
+	365:/* ToolSearchOutput */ {name: ref{14571, 16}, kind: kindObject, mask: mObject, props: ref{1217, 7}, nreq: 6},
+	366:/* ToolSearchOutputItemParam */ {name: ref{14587, 25}, kind: kindObject, mask: mObject, props: ref{1224, 6}, nreq: 2},
+	367:/* ToolSearchToolParam */ {name: ref{14612, 19}, kind: kindObject, mask: mObject, props: ref{1230, 4}, nreq: 1},
+	368:/* ToolsArray */ {name: ref{14631, 10}, kind: kindArray, mask: mArray, items: 352},
+	369:/* TopLogProb */ {name: ref{14641, 10}, kind: kindObject, mask: mObject, props: ref{1234, 3}, nreq: 3},
+	370:/* TypeParam */ {name: ref{14651, 9}, kind: kindObject, mask: mObject, props: ref{1237, 2}, nreq: 2},
+	371:/* UpdateConversationBody */ {name: ref{14660, 22}, kind: kindObject, mask: mObject, props: ref{1239, 1}, nreq: 1},
+	372:/* UrlCitationBody */ {name: ref{14682, 15}, kind: kindObject, mask: mObject, props: ref{1240, 5}, nreq: 5},
+	373:/* VectorStoreFileAttributes */ {name: ref{14702, 25}, kind: kindAny, mask: mAll},
+	374:/* Verbosity */ {name: ref{14727, 9}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{157, 3}},
+	375:/* VoiceIdsOrCustomVoice */ {name: ref{14736, 21}, kind: kindAlts, mask: mObject | mString, alts: ref{14, 2}},
+	376:/* VoiceIdsShared */ {name: ref{14757, 14}, kind: kindScalar, mask: mString},
+	377:/* WaitParam */ {name: ref{14771, 9}, kind: kindObject, mask: mObject, props: ref{1245, 1}, nreq: 1},
+	378:/* WebSearchActionFind */ {name: ref{14780, 19}, kind: kindObject, mask: mObject, props: ref{1246, 3}, nreq: 3},
+	379:/* WebSearchActionOpenPage */ {name: ref{14806, 23}, kind: kindObject, mask: mObject, props: ref{1249, 2}, nreq: 1},
+	380:/* WebSearchActionSearch */ {name: ref{14829, 21}, kind: kindObject, mask: mObject, props: ref{1251, 4}, nreq: 1},
+	381:/* WebSearchApproximateLocation */ {name: ref{14862, 28}, kind: kindObject, mask: mNull | mObject, props: ref{1255, 5}},
+	382:/* WebSearchContextSize */ {name: ref{14890, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{160, 3}},
+	383:/* WebSearchLocation */ {name: ref{14910, 17}, kind: kindObject, mask: mObject, props: ref{1260, 4}},
+	384:/* WebSearchPreviewTool */ {name: ref{14927, 20}, kind: kindObject, mask: mObject, props: ref{1264, 4}, nreq: 1},
+	385:/* WebSearchTool */ {name: ref{14999, 13}, kind: kindObject, mask: mObject, props: ref{1268, 5}, nreq: 1},
+	386:/* WebSearchToolCall */ {name: ref{15031, 17}, kind: kindObject, mask: mObject, props: ref{1273, 4}, nreq: 4},
+	387:/* AdditionalTools/properties/id */ {name: ref{15048, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	388:/* AdditionalTools/properties/role */ {name: ref{15077, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{16, 2}},
+	389:/* AdditionalTools/properties/role/anyOf/1 */ {name: ref{15108, 39}, kind: kindScalar, mask: mNull},
+	390:/* AdditionalTools/properties/tools */ {name: ref{15147, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
+	391:/* AdditionalTools/properties/type */ {name: ref{15179, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{163, 1}},
+	392:/* AdditionalToolsItemParam/properties/id */ {name: ref{15210, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{18, 2}},
+	393:/* AdditionalToolsItemParam/properties/id/anyOf/0 */ {name: ref{15248, 46}, kind: kindScalar, mask: mString},
+	394:/* AdditionalToolsItemParam/properties/id/anyOf/1 */ {name: ref{15294, 46}, kind: kindScalar, mask: mNull},
+	395:/* AdditionalToolsItemParam/properties/role */ {name: ref{15340, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{164, 1}},
+	396:/* AdditionalToolsItemParam/properties/tools */ {name: ref{15380, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
+	397:/* AdditionalToolsItemParam/properties/type */ {name: ref{15421, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{165, 1}},
+	398:/* ApplyPatchCreateFileOperation/properties/diff */ {name: ref{15461, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	399:/* ApplyPatchCreateFileOperation/properties/path */ {name: ref{15506, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	400:/* ApplyPatchCreateFileOperation/properties/type */ {name: ref{15551, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{166, 1}},
+	401:/* ApplyPatchCreateFileOperationParam/properties/diff */ {name: ref{15596, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	402:/* ApplyPatchCreateFileOperationParam/properties/path */ {name: ref{15646, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	403:/* ApplyPatchCreateFileOperationParam/properties/type */ {name: ref{15696, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{167, 1}},
+	404:/* ApplyPatchDeleteFileOperation/properties/path */ {name: ref{15746, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	405:/* ApplyPatchDeleteFileOperation/properties/type */ {name: ref{15791, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{168, 1}},
+	406:/* ApplyPatchDeleteFileOperationParam/properties/path */ {name: ref{15836, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	407:/* ApplyPatchDeleteFileOperationParam/properties/type */ {name: ref{15886, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{169, 1}},
+	408:/* ApplyPatchToolCall/properties/call_id */ {name: ref{15936, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	409:/* ApplyPatchToolCall/properties/caller */ {name: ref{15973, 36}, kind: kindAlts, mask: mNull | mObject, alts: ref{20, 2}},
+	410:/* ApplyPatchToolCall/properties/caller/anyOf/1 */ {name: ref{16009, 44}, kind: kindScalar, mask: mNull},
+	411:/* ApplyPatchToolCall/properties/created_by */ {name: ref{16053, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	412:/* ApplyPatchToolCall/properties/id */ {name: ref{16093, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	413:/* ApplyPatchToolCall/properties/operation */ {name: ref{16125, 39}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{277, 3}},
+	414:/* ApplyPatchToolCall/properties/status */ {name: ref{16164, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{22, 2}},
+	415:/* ApplyPatchToolCall/properties/status/anyOf/1 */ {name: ref{16200, 44}, kind: kindScalar, mask: mNull},
+	416:/* ApplyPatchToolCall/properties/type */ {name: ref{16244, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{170, 1}},
+	417:/* ApplyPatchToolCallItemParam/properties/call_id */ {name: ref{16278, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	418:/* ApplyPatchToolCallItemParam/properties/caller */ {name: ref{16324, 45}, kind: kindAlts, mask: mNull | mObject, alts: ref{24, 2}},
+	419:/* ApplyPatchToolCallItemParam/properties/caller/anyOf/1 */ {name: ref{16369, 53}, kind: kindScalar, mask: mNull},
+	420:/* ApplyPatchToolCallItemParam/properties/id */ {name: ref{16422, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{26, 2}},
+	421:/* ApplyPatchToolCallItemParam/properties/id/anyOf/0 */ {name: ref{16463, 49}, kind: kindScalar, mask: mString},
+	422:/* ApplyPatchToolCallItemParam/properties/id/anyOf/1 */ {name: ref{16512, 49}, kind: kindScalar, mask: mNull},
+	423:/* ApplyPatchToolCallItemParam/properties/operation */ {name: ref{16561, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{28, 2}},
+	424:/* ApplyPatchToolCallItemParam/properties/operation/anyOf/1 */ {name: ref{16609, 56}, kind: kindScalar, mask: mNull},
+	425:/* ApplyPatchToolCallItemParam/properties/status */ {name: ref{16665, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{30, 2}},
+	426:/* ApplyPatchToolCallItemParam/properties/status/anyOf/1 */ {name: ref{16710, 53}, kind: kindScalar, mask: mNull},
+	427:/* ApplyPatchToolCallItemParam/properties/type */ {name: ref{16763, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{171, 1}},
+	428:/* ApplyPatchToolCallOutput/properties/call_id */ {name: ref{16806, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	429:/* ApplyPatchToolCallOutput/properties/caller */ {name: ref{16849, 42}, kind: kindAlts, mask: mNull | mObject, alts: ref{32, 2}},
+	430:/* ApplyPatchToolCallOutput/properties/caller/anyOf/1 */ {name: ref{16891, 50}, kind: kindScalar, mask: mNull},
+	431:/* ApplyPatchToolCallOutput/properties/created_by */ {name: ref{16941, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	432:/* ApplyPatchToolCallOutput/properties/id */ {name: ref{16987, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	433:/* ApplyPatchToolCallOutput/properties/output */ {name: ref{17025, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{34, 2}},
+	434:/* ApplyPatchToolCallOutput/properties/output/anyOf/0 */ {name: ref{17067, 50}, kind: kindScalar, mask: mString},
+	435:/* ApplyPatchToolCallOutput/properties/output/anyOf/1 */ {name: ref{17117, 50}, kind: kindScalar, mask: mNull},
+	436:/* ApplyPatchToolCallOutput/properties/status */ {name: ref{17167, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{36, 2}},
+	437:/* ApplyPatchToolCallOutput/properties/status/anyOf/1 */ {name: ref{17209, 50}, kind: kindScalar, mask: mNull},
+	438:/* ApplyPatchToolCallOutput/properties/type */ {name: ref{17259, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{172, 1}},
+	439:/* ApplyPatchToolCallOutputItemParam/properties/call_id */ {name: ref{17299, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	440:/* ApplyPatchToolCallOutputItemParam/properties/caller */ {name: ref{17351, 51}, kind: kindAlts, mask: mNull | mObject, alts: ref{38, 2}},
+	441:/* ApplyPatchToolCallOutputItemParam/properties/caller/anyOf/1 */ {name: ref{17402, 59}, kind: kindScalar, mask: mNull},
+	442:/* ApplyPatchToolCallOutputItemParam/properties/id */ {name: ref{17461, 47}, kind: kindAlts, mask: mNull | mString, alts: ref{40, 2}},
+	443:/* ApplyPatchToolCallOutputItemParam/properties/id/anyOf/0 */ {name: ref{17508, 55}, kind: kindScalar, mask: mString},
+	444:/* ApplyPatchToolCallOutputItemParam/properties/id/anyOf/1 */ {name: ref{17563, 55}, kind: kindScalar, mask: mNull},
+	445:/* ApplyPatchToolCallOutputItemParam/properties/output */ {name: ref{17618, 51}, kind: kindAlts, mask: mNull | mString, alts: ref{42, 2}},
+	446:/* ApplyPatchToolCallOutputItemParam/properties/output/anyOf/0 */ {name: ref{17669, 59}, kind: kindScalar, mask: mString},
+	447:/* ApplyPatchToolCallOutputItemParam/properties/output/anyOf/1 */ {name: ref{17728, 59}, kind: kindScalar, mask: mNull},
+	448:/* ApplyPatchToolCallOutputItemParam/properties/status */ {name: ref{17787, 51}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{44, 2}},
+	449:/* ApplyPatchToolCallOutputItemParam/properties/status/anyOf/1 */ {name: ref{17838, 59}, kind: kindScalar, mask: mNull},
+	450:/* ApplyPatchToolCallOutputItemParam/properties/type */ {name: ref{17897, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{173, 1}},
+	451:/* ApplyPatchToolParam/properties/allowed_callers */ {name: ref{17946, 46}, kind: kindAlts, mask: mArray | mNull, alts: ref{46, 2}},
+	452:/* ApplyPatchToolParam/properties/allowed_callers/anyOf/0 */ {name: ref{17992, 54}, kind: kindArray, mask: mArray, items: 21},
+	453:/* ApplyPatchToolParam/properties/allowed_callers/anyOf/1 */ {name: ref{18046, 54}, kind: kindScalar, mask: mNull},
+	454:/* ApplyPatchToolParam/properties/type */ {name: ref{18100, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{174, 1}},
+	455:/* ApplyPatchUpdateFileOperation/properties/diff */ {name: ref{18135, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	456:/* ApplyPatchUpdateFileOperation/properties/path */ {name: ref{18180, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	457:/* ApplyPatchUpdateFileOperation/properties/type */ {name: ref{18225, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{175, 1}},
+	458:/* ApplyPatchUpdateFileOperationParam/properties/diff */ {name: ref{18270, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	459:/* ApplyPatchUpdateFileOperationParam/properties/path */ {name: ref{18320, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	460:/* ApplyPatchUpdateFileOperationParam/properties/type */ {name: ref{18370, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{176, 1}},
+	461:/* ApproximateLocation/properties/city */ {name: ref{18420, 35}, kind: kindAlts, mask: mNull | mString, alts: ref{48, 2}},
+	462:/* ApproximateLocation/properties/city/anyOf/0 */ {name: ref{18455, 43}, kind: kindScalar, mask: mString},
+	463:/* ApproximateLocation/properties/city/anyOf/1 */ {name: ref{18498, 43}, kind: kindScalar, mask: mNull},
+	464:/* ApproximateLocation/properties/country */ {name: ref{18541, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{50, 2}},
+	465:/* ApproximateLocation/properties/country/anyOf/0 */ {name: ref{18579, 46}, kind: kindScalar, mask: mString},
+	466:/* ApproximateLocation/properties/country/anyOf/1 */ {name: ref{18625, 46}, kind: kindScalar, mask: mNull},
+	467:/* ApproximateLocation/properties/region */ {name: ref{18671, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{52, 2}},
+	468:/* ApproximateLocation/properties/region/anyOf/0 */ {name: ref{18708, 45}, kind: kindScalar, mask: mString},
+	469:/* ApproximateLocation/properties/region/anyOf/1 */ {name: ref{18753, 45}, kind: kindScalar, mask: mNull},
+	470:/* ApproximateLocation/properties/timezone */ {name: ref{18798, 39}, kind: kindAlts, mask: mNull | mString, alts: ref{54, 2}},
+	471:/* ApproximateLocation/properties/timezone/anyOf/0 */ {name: ref{18837, 47}, kind: kindScalar, mask: mString},
+	472:/* ApproximateLocation/properties/timezone/anyOf/1 */ {name: ref{18884, 47}, kind: kindScalar, mask: mNull},
+	473:/* ApproximateLocation/properties/type */ {name: ref{18931, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{177, 1}},
+	474:/* AutoCodeInterpreterToolParam/properties/file_ids */ {name: ref{18977, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 475},
+	475:/* AutoCodeInterpreterToolParam/properties/file_ids/items */ {name: ref{19025, 54}, kind: kindScalar, mask: mString},
+	476:/* AutoCodeInterpreterToolParam/properties/memory_limit */ {name: ref{19079, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{56, 2}},
+	477:/* AutoCodeInterpreterToolParam/properties/memory_limit/anyOf/1 */ {name: ref{19131, 60}, kind: kindScalar, mask: mNull},
+	478:/* AutoCodeInterpreterToolParam/properties/network_policy */ {name: ref{19191, 54}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{280, 2}},
+	479:/* AutoCodeInterpreterToolParam/properties/type */ {name: ref{19262, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{178, 1}},
+	480:/* ChatCompletionAllowedTools/properties/mode */ {name: ref{19306, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{179, 2}},
+	481:/* ChatCompletionAllowedTools/properties/tools */ {name: ref{19348, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 482},
+	482:/* ChatCompletionAllowedTools/properties/tools/items */ {name: ref{19391, 49}, kind: kindAny, mask: mAll},
+	483:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools */ {name: ref{19440, 57}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{58, 2}},
+	484:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1 */ {name: ref{19497, 65}, kind: kindScalar, mask: mNull},
+	485:/* ChatCompletionAllowedToolsChoice/properties/type */ {name: ref{19562, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{181, 1}},
+	486:/* ChatCompletionFunctionCallOption/properties/name */ {name: ref{19610, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	487:/* ChatCompletionFunctions/properties/description */ {name: ref{19658, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	488:/* ChatCompletionFunctions/properties/name */ {name: ref{19704, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	489:/* ChatCompletionFunctions/properties/parameters */ {name: ref{19743, 45}, kind: kindAny, mask: mAll},
+	490:/* ChatCompletionMessageCustomToolCall/properties/custom */ {name: ref{19788, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1277, 2}, nonull: true, nreq: 2},
+	491:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/input */ {name: ref{19841, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	492:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/name */ {name: ref{19911, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	493:/* ChatCompletionMessageCustomToolCall/properties/id */ {name: ref{19980, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	494:/* ChatCompletionMessageCustomToolCall/properties/type */ {name: ref{20029, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{182, 1}},
+	495:/* ChatCompletionMessageToolCall/properties/function */ {name: ref{20080, 49}, kind: kindObject, mask: mNull | mObject, props: ref{1279, 2}, nonull: true, nreq: 2},
+	496:/* ChatCompletionMessageToolCall/properties/function/properties/arguments */ {name: ref{20129, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	497:/* ChatCompletionMessageToolCall/properties/function/properties/name */ {name: ref{20199, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	498:/* ChatCompletionMessageToolCall/properties/id */ {name: ref{20264, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	499:/* ChatCompletionMessageToolCall/properties/type */ {name: ref{20307, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{183, 1}},
+	500:/* ChatCompletionMessageToolCallChunk/properties/function */ {name: ref{20352, 54}, kind: kindObject, mask: mNull | mObject, props: ref{1281, 2}, nonull: true},
+	501:/* ChatCompletionMessageToolCallChunk/properties/function/properties/arguments */ {name: ref{20406, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	502:/* ChatCompletionMessageToolCallChunk/properties/function/properties/name */ {name: ref{20481, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	503:/* ChatCompletionMessageToolCallChunk/properties/id */ {name: ref{20551, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	504:/* ChatCompletionMessageToolCallChunk/properties/index */ {name: ref{20599, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	505:/* ChatCompletionMessageToolCallChunk/properties/type */ {name: ref{20650, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{184, 1}},
+	506:/* ChatCompletionMessageToolCalls/items */ {name: ref{20700, 36}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{282, 2}},
+	507:/* ChatCompletionModeration/properties/input */ {name: ref{20736, 41}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{284, 2}},
+	508:/* ChatCompletionModeration/properties/output */ {name: ref{20795, 42}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{286, 2}},
+	509:/* ChatCompletionModerationError/properties/code */ {name: ref{20837, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	510:/* ChatCompletionModerationError/properties/message */ {name: ref{20882, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	511:/* ChatCompletionModerationError/properties/type */ {name: ref{20930, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{185, 1}},
+	512:/* ChatCompletionModerationResults/properties/model */ {name: ref{20975, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	513:/* ChatCompletionModerationResults/properties/results */ {name: ref{21023, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 227},
+	514:/* ChatCompletionModerationResults/properties/type */ {name: ref{21073, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{186, 1}},
+	515:/* ChatCompletionNamedToolChoice/properties/function */ {name: ref{21120, 49}, kind: kindObject, mask: mNull | mObject, props: ref{1283, 1}, nonull: true, nreq: 1},
+	516:/* ChatCompletionNamedToolChoice/properties/function/properties/name */ {name: ref{21169, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	517:/* ChatCompletionNamedToolChoice/properties/type */ {name: ref{21234, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{187, 1}},
+	518:/* ChatCompletionNamedToolChoiceCustom/properties/custom */ {name: ref{21279, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1284, 1}, nonull: true, nreq: 1},
+	519:/* ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name */ {name: ref{21332, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	520:/* ChatCompletionNamedToolChoiceCustom/properties/type */ {name: ref{21401, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{188, 1}},
+	521:/* ChatCompletionRequestAssistantMessage/properties/audio */ {name: ref{21452, 54}, kind: kindAlts, mask: mNull | mObject, alts: ref{60, 2}},
+	522:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0 */ {name: ref{21506, 62}, kind: kindObject, mask: mObject, props: ref{1285, 1}, nreq: 1},
+	523:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id */ {name: ref{21568, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	524:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1 */ {name: ref{21644, 62}, kind: kindScalar, mask: mNull},
+	525:/* ChatCompletionRequestAssistantMessage/properties/content */ {name: ref{21706, 56}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{62, 2}},
+	526:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0 */ {name: ref{21762, 64}, kind: kindAlts, mask: mArray | mString, alts: ref{64, 2}},
+	527:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0 */ {name: ref{21826, 72}, kind: kindScalar, mask: mString},
+	528:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1 */ {name: ref{21898, 72}, kind: kindArray, mask: mArray, items: 36},
+	529:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/1 */ {name: ref{21970, 64}, kind: kindScalar, mask: mNull},
+	530:/* ChatCompletionRequestAssistantMessage/properties/function_call */ {name: ref{22034, 62}, kind: kindAlts, mask: mNull | mObject, alts: ref{66, 2}},
+	531:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0 */ {name: ref{22096, 70}, kind: kindObject, mask: mObject, props: ref{1286, 2}, nreq: 2},
+	532:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments */ {name: ref{22166, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	533:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name */ {name: ref{22257, 86}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	534:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1 */ {name: ref{22343, 70}, kind: kindScalar, mask: mNull},
+	535:/* ChatCompletionRequestAssistantMessage/properties/name */ {name: ref{22413, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	536:/* ChatCompletionRequestAssistantMessage/properties/refusal */ {name: ref{22466, 56}, kind: kindAlts, mask: mNull | mString, alts: ref{68, 2}},
+	537:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0 */ {name: ref{22522, 64}, kind: kindScalar, mask: mString},
+	538:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1 */ {name: ref{22586, 64}, kind: kindScalar, mask: mNull},
+	539:/* ChatCompletionRequestAssistantMessage/properties/role */ {name: ref{22650, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{189, 1}},
+	540:/* ChatCompletionRequestAssistantMessage/properties/tool_calls */ {name: ref{22703, 59}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{70, 2}},
+	541:/* ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1 */ {name: ref{22762, 67}, kind: kindScalar, mask: mNull},
+	542:/* ChatCompletionRequestDeveloperMessage/properties/content */ {name: ref{22829, 56}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{72, 3}},
+	543:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0 */ {name: ref{22885, 64}, kind: kindScalar, mask: mString},
+	544:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1 */ {name: ref{22949, 64}, kind: kindArray, mask: mArray, items: 44},
+	545:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2 */ {name: ref{23013, 64}, kind: kindScalar, mask: mNull},
+	546:/* ChatCompletionRequestDeveloperMessage/properties/name */ {name: ref{23077, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	547:/* ChatCompletionRequestDeveloperMessage/properties/role */ {name: ref{23130, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{190, 1}},
+	548:/* ChatCompletionRequestFunctionMessage/properties/content */ {name: ref{23183, 55}, kind: kindAlts, mask: mNull | mString, alts: ref{75, 2}},
+	549:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/0 */ {name: ref{23238, 63}, kind: kindScalar, mask: mString},
+	550:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/1 */ {name: ref{23301, 63}, kind: kindScalar, mask: mNull},
+	551:/* ChatCompletionRequestFunctionMessage/properties/name */ {name: ref{23364, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	552:/* ChatCompletionRequestFunctionMessage/properties/role */ {name: ref{23416, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{191, 1}},
+	553:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio */ {name: ref{23468, 67}, kind: kindObject, mask: mNull | mObject, props: ref{1288, 2}, nonull: true, nreq: 2},
+	554:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data */ {name: ref{23535, 83}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	555:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format */ {name: ref{23618, 85}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{192, 2}},
+	556:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint */ {name: ref{23709, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{77, 2}},
+	557:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{23788, 87}, kind: kindScalar, mask: mNull},
+	558:/* ChatCompletionRequestMessageContentPartAudio/properties/type */ {name: ref{23875, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{194, 1}},
+	559:/* ChatCompletionRequestMessageContentPartFile/properties/file */ {name: ref{23935, 59}, kind: kindObject, mask: mNull | mObject, props: ref{1290, 3}, nonull: true},
+	560:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data */ {name: ref{23994, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	561:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id */ {name: ref{24074, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	562:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename */ {name: ref{24152, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	563:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint */ {name: ref{24231, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{79, 2}},
+	564:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{24309, 86}, kind: kindScalar, mask: mNull},
+	565:/* ChatCompletionRequestMessageContentPartFile/properties/type */ {name: ref{24395, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{195, 1}},
+	566:/* ChatCompletionRequestMessageContentPartImage/properties/image_url */ {name: ref{24454, 65}, kind: kindObject, mask: mNull | mObject, props: ref{1293, 2}, nonull: true, nreq: 1},
+	567:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail */ {name: ref{24519, 83}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{196, 3}},
+	568:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url */ {name: ref{24602, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	569:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint */ {name: ref{24682, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{81, 2}},
+	570:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{24761, 87}, kind: kindScalar, mask: mNull},
+	571:/* ChatCompletionRequestMessageContentPartImage/properties/type */ {name: ref{24848, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{199, 1}},
+	572:/* ChatCompletionRequestMessageContentPartRefusal/properties/refusal */ {name: ref{24908, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	573:/* ChatCompletionRequestMessageContentPartRefusal/properties/type */ {name: ref{24973, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{200, 1}},
+	574:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint */ {name: ref{25035, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{83, 2}},
+	575:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{25113, 86}, kind: kindScalar, mask: mNull},
+	576:/* ChatCompletionRequestMessageContentPartText/properties/text */ {name: ref{25199, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	577:/* ChatCompletionRequestMessageContentPartText/properties/type */ {name: ref{25258, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{201, 1}},
+	578:/* ChatCompletionRequestSystemMessage/properties/content */ {name: ref{25317, 53}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{85, 3}},
+	579:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/0 */ {name: ref{25370, 61}, kind: kindScalar, mask: mString},
+	580:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/1 */ {name: ref{25431, 61}, kind: kindArray, mask: mArray, items: 46},
+	581:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/2 */ {name: ref{25492, 61}, kind: kindScalar, mask: mNull},
+	582:/* ChatCompletionRequestSystemMessage/properties/name */ {name: ref{25553, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	583:/* ChatCompletionRequestSystemMessage/properties/role */ {name: ref{25603, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{202, 1}},
+	584:/* ChatCompletionRequestToolMessage/properties/content */ {name: ref{25653, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{88, 3}},
+	585:/* ChatCompletionRequestToolMessage/properties/content/oneOf/0 */ {name: ref{25704, 59}, kind: kindScalar, mask: mString},
+	586:/* ChatCompletionRequestToolMessage/properties/content/oneOf/1 */ {name: ref{25763, 59}, kind: kindArray, mask: mArray, items: 48},
+	587:/* ChatCompletionRequestToolMessage/properties/content/oneOf/2 */ {name: ref{25822, 59}, kind: kindScalar, mask: mNull},
+	588:/* ChatCompletionRequestToolMessage/properties/role */ {name: ref{25881, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{203, 1}},
+	589:/* ChatCompletionRequestToolMessage/properties/tool_call_id */ {name: ref{25929, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	590:/* ChatCompletionRequestUserMessage/properties/content */ {name: ref{25985, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{91, 3}},
+	591:/* ChatCompletionRequestUserMessage/properties/content/oneOf/0 */ {name: ref{26036, 59}, kind: kindScalar, mask: mString},
+	592:/* ChatCompletionRequestUserMessage/properties/content/oneOf/1 */ {name: ref{26095, 59}, kind: kindArray, mask: mArray, items: 50},
+	593:/* ChatCompletionRequestUserMessage/properties/content/oneOf/2 */ {name: ref{26154, 59}, kind: kindScalar, mask: mNull},
+	594:/* ChatCompletionRequestUserMessage/properties/name */ {name: ref{26213, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	595:/* ChatCompletionRequestUserMessage/properties/role */ {name: ref{26261, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{204, 1}},
+	596:/* ChatCompletionResponseMessage/properties/annotations */ {name: ref{26309, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 597},
+	597:/* ChatCompletionResponseMessage/properties/annotations/items */ {name: ref{26361, 58}, kind: kindObject, mask: mObject, props: ref{1295, 2}, nreq: 2},
+	598:/* ChatCompletionResponseMessage/properties/annotations/items/properties/type */ {name: ref{26419, 74}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{205, 1}},
+	599:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation */ {name: ref{26493, 82}, kind: kindObject, mask: mNull | mObject, props: ref{1297, 4}, nonull: true, nreq: 4},
+	600:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index */ {name: ref{26575, 103}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	601:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index */ {name: ref{26678, 105}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	602:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title */ {name: ref{26783, 99}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	603:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url */ {name: ref{26882, 97}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	604:/* ChatCompletionResponseMessage/properties/audio */ {name: ref{26979, 46}, kind: kindAlts, mask: mNull | mObject, alts: ref{94, 2}},
+	605:/* ChatCompletionResponseMessage/properties/audio/anyOf/0 */ {name: ref{27025, 54}, kind: kindObject, mask: mObject, props: ref{1301, 4}, nreq: 4},
+	606:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data */ {name: ref{27099, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	607:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at */ {name: ref{27169, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	608:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id */ {name: ref{27245, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	609:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript */ {name: ref{27313, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	610:/* ChatCompletionResponseMessage/properties/audio/anyOf/1 */ {name: ref{27389, 54}, kind: kindScalar, mask: mNull},
+	611:/* ChatCompletionResponseMessage/properties/content */ {name: ref{27443, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{96, 2}},
+	612:/* ChatCompletionResponseMessage/properties/content/anyOf/0 */ {name: ref{27491, 56}, kind: kindScalar, mask: mString},
+	613:/* ChatCompletionResponseMessage/properties/content/anyOf/1 */ {name: ref{27547, 56}, kind: kindScalar, mask: mNull},
+	614:/* ChatCompletionResponseMessage/properties/function_call */ {name: ref{27603, 54}, kind: kindObject, mask: mNull | mObject, props: ref{1305, 2}, nonull: true, nreq: 2},
+	615:/* ChatCompletionResponseMessage/properties/function_call/properties/arguments */ {name: ref{27657, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	616:/* ChatCompletionResponseMessage/properties/function_call/properties/name */ {name: ref{27732, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	617:/* ChatCompletionResponseMessage/properties/reasoning */ {name: ref{27802, 50}, kind: kindScalar, mask: mNull | mString},
+	618:/* ChatCompletionResponseMessage/properties/reasoning_content */ {name: ref{27852, 58}, kind: kindScalar, mask: mNull | mString},
+	619:/* ChatCompletionResponseMessage/properties/refusal */ {name: ref{27910, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{98, 2}},
+	620:/* ChatCompletionResponseMessage/properties/refusal/anyOf/0 */ {name: ref{27958, 56}, kind: kindScalar, mask: mString},
+	621:/* ChatCompletionResponseMessage/properties/refusal/anyOf/1 */ {name: ref{28014, 56}, kind: kindScalar, mask: mNull},
+	622:/* ChatCompletionResponseMessage/properties/role */ {name: ref{28070, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{206, 1}},
+	623:/* ChatCompletionResponseMessage/properties/tool_calls */ {name: ref{28115, 51}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{100, 2}},
+	624:/* ChatCompletionResponseMessage/properties/tool_calls/anyOf/1 */ {name: ref{28166, 59}, kind: kindScalar, mask: mNull},
+	625:/* ChatCompletionStreamOptions/properties/include_obfuscation */ {name: ref{28225, 58}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	626:/* ChatCompletionStreamOptions/properties/include_usage */ {name: ref{28283, 52}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	627:/* ChatCompletionStreamResponseDelta/properties/content */ {name: ref{28335, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{102, 2}},
+	628:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/0 */ {name: ref{28387, 60}, kind: kindScalar, mask: mString},
+	629:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/1 */ {name: ref{28447, 60}, kind: kindScalar, mask: mNull},
+	630:/* ChatCompletionStreamResponseDelta/properties/function_call */ {name: ref{28507, 58}, kind: kindObject, mask: mNull | mObject, props: ref{1307, 2}, nonull: true},
+	631:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments */ {name: ref{28565, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	632:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/name */ {name: ref{28644, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	633:/* ChatCompletionStreamResponseDelta/properties/reasoning */ {name: ref{28718, 54}, kind: kindScalar, mask: mNull | mString},
+	634:/* ChatCompletionStreamResponseDelta/properties/reasoning_content */ {name: ref{28772, 62}, kind: kindScalar, mask: mNull | mString},
+	635:/* ChatCompletionStreamResponseDelta/properties/refusal */ {name: ref{28834, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{104, 2}},
+	636:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0 */ {name: ref{28886, 60}, kind: kindScalar, mask: mString},
+	637:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1 */ {name: ref{28946, 60}, kind: kindScalar, mask: mNull},
+	638:/* ChatCompletionStreamResponseDelta/properties/role */ {name: ref{29006, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{207, 5}},
+	639:/* ChatCompletionStreamResponseDelta/properties/tool_calls */ {name: ref{29055, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 28},
+	640:/* ChatCompletionTokenLogprob/properties/bytes */ {name: ref{29110, 43}, kind: kindAlts, mask: mArray | mNull, alts: ref{106, 2}},
+	641:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0 */ {name: ref{29153, 51}, kind: kindArray, mask: mArray, items: 642},
+	642:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items */ {name: ref{29204, 57}, kind: kindScalar, mask: mInteger},
+	643:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/1 */ {name: ref{29261, 51}, kind: kindScalar, mask: mNull},
+	644:/* ChatCompletionTokenLogprob/properties/logprob */ {name: ref{29312, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	645:/* ChatCompletionTokenLogprob/properties/token */ {name: ref{29357, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	646:/* ChatCompletionTokenLogprob/properties/top_logprobs */ {name: ref{29400, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 647},
+	647:/* ChatCompletionTokenLogprob/properties/top_logprobs/items */ {name: ref{29450, 56}, kind: kindObject, mask: mObject, props: ref{1309, 3}, nreq: 3},
+	648:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{29506, 73}, kind: kindAlts, mask: mArray | mNull, alts: ref{108, 2}},
+	649:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0 */ {name: ref{29579, 81}, kind: kindArray, mask: mArray, items: 650},
+	650:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items */ {name: ref{29660, 87}, kind: kindScalar, mask: mInteger},
+	651:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1 */ {name: ref{29747, 81}, kind: kindScalar, mask: mNull},
+	652:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{29828, 75}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	653:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{29903, 73}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	654:/* ChatCompletionTool/properties/function */ {name: ref{29976, 38}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{110, 2}},
+	655:/* ChatCompletionTool/properties/function/anyOf/1 */ {name: ref{30014, 46}, kind: kindScalar, mask: mNull},
+	656:/* ChatCompletionTool/properties/type */ {name: ref{30060, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{212, 1}},
+	657:/* ChatCompletionToolChoiceOption/oneOf/0 */ {name: ref{30094, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{213, 3}},
+	658:/* ChatCompletionToolChoiceOption/oneOf/1 */ {name: ref{30132, 38}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{288, 3}},
+	659:/* ClickParam/properties/button */ {name: ref{30170, 28}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{112, 2}},
+	660:/* ClickParam/properties/button/anyOf/1 */ {name: ref{30198, 36}, kind: kindScalar, mask: mNull},
+	661:/* ClickParam/properties/keys */ {name: ref{30234, 26}, kind: kindAlts, mask: mArray | mNull, alts: ref{114, 2}},
+	662:/* ClickParam/properties/keys/anyOf/0 */ {name: ref{30260, 34}, kind: kindArray, mask: mArray, items: 663},
+	663:/* ClickParam/properties/keys/anyOf/0/items */ {name: ref{30294, 40}, kind: kindScalar, mask: mString},
+	664:/* ClickParam/properties/keys/anyOf/1 */ {name: ref{30334, 34}, kind: kindScalar, mask: mNull},
+	665:/* ClickParam/properties/type */ {name: ref{30368, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{216, 1}},
+	666:/* ClickParam/properties/x */ {name: ref{30394, 23}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	667:/* ClickParam/properties/y */ {name: ref{30417, 23}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	668:/* CodeInterpreterOutputImage/properties/type */ {name: ref{30440, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{217, 1}},
+	669:/* CodeInterpreterOutputImage/properties/url */ {name: ref{30482, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	670:/* CodeInterpreterOutputLogs/properties/logs */ {name: ref{30523, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	671:/* CodeInterpreterOutputLogs/properties/type */ {name: ref{30564, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{218, 1}},
+	672:/* CodeInterpreterTool/properties/allowed_callers */ {name: ref{30605, 46}, kind: kindAlts, mask: mArray | mNull, alts: ref{116, 2}},
+	673:/* CodeInterpreterTool/properties/allowed_callers/anyOf/0 */ {name: ref{30651, 54}, kind: kindArray, mask: mArray, items: 21},
+	674:/* CodeInterpreterTool/properties/allowed_callers/anyOf/1 */ {name: ref{30705, 54}, kind: kindScalar, mask: mNull},
+	675:/* CodeInterpreterTool/properties/container */ {name: ref{30759, 40}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{118, 3}},
+	676:/* CodeInterpreterTool/properties/container/oneOf/0 */ {name: ref{30799, 48}, kind: kindScalar, mask: mString},
+	677:/* CodeInterpreterTool/properties/container/oneOf/2 */ {name: ref{30847, 48}, kind: kindScalar, mask: mNull},
+	678:/* CodeInterpreterTool/properties/type */ {name: ref{30895, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{219, 1}},
+	679:/* CodeInterpreterToolCall/properties/code */ {name: ref{30930, 39}, kind: kindAlts, mask: mNull | mString, alts: ref{121, 2}},
+	680:/* CodeInterpreterToolCall/properties/code/anyOf/0 */ {name: ref{30969, 47}, kind: kindScalar, mask: mString},
+	681:/* CodeInterpreterToolCall/properties/code/anyOf/1 */ {name: ref{31016, 47}, kind: kindScalar, mask: mNull},
+	682:/* CodeInterpreterToolCall/properties/container_id */ {name: ref{31063, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	683:/* CodeInterpreterToolCall/properties/id */ {name: ref{31110, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	684:/* CodeInterpreterToolCall/properties/outputs */ {name: ref{31147, 42}, kind: kindAlts, mask: mArray | mNull, alts: ref{123, 2}},
+	685:/* CodeInterpreterToolCall/properties/outputs/anyOf/0 */ {name: ref{31189, 50}, kind: kindArray, mask: mArray, items: 686},
+	686:/* CodeInterpreterToolCall/properties/outputs/anyOf/0/items */ {name: ref{31239, 56}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{291, 2}},
+	687:/* CodeInterpreterToolCall/properties/outputs/anyOf/1 */ {name: ref{31295, 50}, kind: kindScalar, mask: mNull},
+	688:/* CodeInterpreterToolCall/properties/status */ {name: ref{31345, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{220, 5}},
+	689:/* CodeInterpreterToolCall/properties/type */ {name: ref{31398, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{225, 1}},
+	690:/* CompactionBody/properties/created_by */ {name: ref{31437, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	691:/* CompactionBody/properties/encrypted_content */ {name: ref{31473, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	692:/* CompactionBody/properties/id */ {name: ref{31516, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	693:/* CompactionBody/properties/type */ {name: ref{31544, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{226, 1}},
+	694:/* CompactionSummaryItemParam/properties/encrypted_content */ {name: ref{31574, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	695:/* CompactionSummaryItemParam/properties/id */ {name: ref{31629, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{125, 2}},
+	696:/* CompactionSummaryItemParam/properties/id/anyOf/0 */ {name: ref{31669, 48}, kind: kindScalar, mask: mString},
+	697:/* CompactionSummaryItemParam/properties/id/anyOf/1 */ {name: ref{31717, 48}, kind: kindScalar, mask: mNull},
+	698:/* CompactionSummaryItemParam/properties/type */ {name: ref{31765, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{227, 1}},
+	699:/* CompactionTriggerItemParam/properties/type */ {name: ref{31807, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{228, 1}},
+	700:/* ComparisonFilter/properties/key */ {name: ref{31849, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	701:/* ComparisonFilter/properties/type */ {name: ref{31880, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{229, 8}},
+	702:/* ComparisonFilter/properties/value */ {name: ref{31912, 33}, kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: ref{127, 5}},
+	703:/* ComparisonFilter/properties/value/oneOf/0 */ {name: ref{31945, 41}, kind: kindScalar, mask: mString},
+	704:/* ComparisonFilter/properties/value/oneOf/1 */ {name: ref{31986, 41}, kind: kindScalar, mask: mInteger | mNumber},
+	705:/* ComparisonFilter/properties/value/oneOf/2 */ {name: ref{32027, 41}, kind: kindScalar, mask: mBool},
+	706:/* ComparisonFilter/properties/value/oneOf/3 */ {name: ref{32068, 41}, kind: kindArray, mask: mArray, items: 707},
+	707:/* ComparisonFilter/properties/value/oneOf/3/items */ {name: ref{32109, 47}, kind: kindAlts, mask: mInteger | mNumber | mString, alts: ref{132, 2}},
+	708:/* ComparisonFilter/properties/value/oneOf/3/items/oneOf/0 */ {name: ref{32156, 55}, kind: kindScalar, mask: mString},
+	709:/* ComparisonFilter/properties/value/oneOf/3/items/oneOf/1 */ {name: ref{32211, 55}, kind: kindScalar, mask: mInteger | mNumber},
+	710:/* ComparisonFilter/properties/value/oneOf/4 */ {name: ref{32266, 41}, kind: kindScalar, mask: mNull},
+	711:/* CompletionUsage/properties/completion_tokens */ {name: ref{32307, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	712:/* CompletionUsage/properties/completion_tokens_details */ {name: ref{32351, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1312, 5}, nonull: true},
+	713:/* CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{32494, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	714:/* CompletionUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{32584, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	715:/* CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{32660, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	716:/* CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{32740, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	717:/* CompletionUsage/properties/completion_tokens_details/properties/text_tokens */ {name: ref{32830, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	718:/* CompletionUsage/properties/prompt_tokens */ {name: ref{32905, 40}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	719:/* CompletionUsage/properties/prompt_tokens_details */ {name: ref{32945, 48}, kind: kindObject, mask: mNull | mObject, props: ref{1317, 5}, nonull: true},
+	720:/* CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{33036, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	721:/* CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{33108, 78}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	722:/* CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{33186, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	723:/* CompletionUsage/properties/prompt_tokens_details/properties/image_tokens */ {name: ref{33259, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	724:/* CompletionUsage/properties/prompt_tokens_details/properties/text_tokens */ {name: ref{33331, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	725:/* CompletionUsage/properties/total_tokens */ {name: ref{33402, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	726:/* CompoundFilter/properties/filters */ {name: ref{33441, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 727},
+	727:/* CompoundFilter/properties/filters/items */ {name: ref{33474, 39}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{293, 10}},
+	728:/* CompoundFilter/properties/type */ {name: ref{33513, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{237, 2}},
+	729:/* ComputerCallOutputItemParam/properties/acknowledged_safety_checks */ {name: ref{33543, 65}, kind: kindAlts, mask: mArray | mNull, alts: ref{134, 2}},
+	730:/* ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/0 */ {name: ref{33608, 73}, kind: kindArray, mask: mArray, items: 73},
+	731:/* ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/1 */ {name: ref{33681, 73}, kind: kindScalar, mask: mNull},
+	732:/* ComputerCallOutputItemParam/properties/call_id */ {name: ref{33754, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	733:/* ComputerCallOutputItemParam/properties/id */ {name: ref{33800, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{136, 2}},
+	734:/* ComputerCallOutputItemParam/properties/id/anyOf/0 */ {name: ref{33841, 49}, kind: kindScalar, mask: mString},
+	735:/* ComputerCallOutputItemParam/properties/id/anyOf/1 */ {name: ref{33890, 49}, kind: kindScalar, mask: mNull},
+	736:/* ComputerCallOutputItemParam/properties/output */ {name: ref{33939, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{138, 2}},
+	737:/* ComputerCallOutputItemParam/properties/output/anyOf/1 */ {name: ref{33984, 53}, kind: kindScalar, mask: mNull},
+	738:/* ComputerCallOutputItemParam/properties/status */ {name: ref{34037, 45}, kind: kindAlts, mask: mNull | mString, alts: ref{140, 2}},
+	739:/* ComputerCallOutputItemParam/properties/status/anyOf/1 */ {name: ref{34082, 53}, kind: kindScalar, mask: mNull},
+	740:/* ComputerCallOutputItemParam/properties/type */ {name: ref{34135, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{239, 1}},
+	741:/* ComputerCallSafetyCheckParam/properties/code */ {name: ref{34178, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{142, 2}},
+	742:/* ComputerCallSafetyCheckParam/properties/code/anyOf/0 */ {name: ref{34222, 52}, kind: kindScalar, mask: mString},
+	743:/* ComputerCallSafetyCheckParam/properties/code/anyOf/1 */ {name: ref{34274, 52}, kind: kindScalar, mask: mNull},
+	744:/* ComputerCallSafetyCheckParam/properties/id */ {name: ref{34326, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	745:/* ComputerCallSafetyCheckParam/properties/message */ {name: ref{34368, 47}, kind: kindAlts, mask: mNull | mString, alts: ref{144, 2}},
+	746:/* ComputerCallSafetyCheckParam/properties/message/anyOf/0 */ {name: ref{34415, 55}, kind: kindScalar, mask: mString},
+	747:/* ComputerCallSafetyCheckParam/properties/message/anyOf/1 */ {name: ref{34470, 55}, kind: kindScalar, mask: mNull},
+	748:/* ComputerScreenshotContent/properties/detail */ {name: ref{34525, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{146, 2}},
+	749:/* ComputerScreenshotContent/properties/detail/anyOf/1 */ {name: ref{34568, 51}, kind: kindScalar, mask: mNull},
+	750:/* ComputerScreenshotContent/properties/file_id */ {name: ref{34619, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{148, 2}},
+	751:/* ComputerScreenshotContent/properties/file_id/anyOf/0 */ {name: ref{34663, 52}, kind: kindScalar, mask: mString},
+	752:/* ComputerScreenshotContent/properties/file_id/anyOf/1 */ {name: ref{34715, 52}, kind: kindScalar, mask: mNull},
+	753:/* ComputerScreenshotContent/properties/image_url */ {name: ref{34767, 46}, kind: kindAlts, mask: mNull | mString, alts: ref{150, 2}},
+	754:/* ComputerScreenshotContent/properties/image_url/anyOf/0 */ {name: ref{34813, 54}, kind: kindScalar, mask: mString},
+	755:/* ComputerScreenshotContent/properties/image_url/anyOf/1 */ {name: ref{34867, 54}, kind: kindScalar, mask: mNull},
+	756:/* ComputerScreenshotContent/properties/prompt_cache_breakpoint */ {name: ref{34921, 60}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{152, 2}},
+	757:/* ComputerScreenshotContent/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{34981, 68}, kind: kindScalar, mask: mNull},
+	758:/* ComputerScreenshotContent/properties/type */ {name: ref{35049, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{240, 1}},
+	759:/* ComputerScreenshotImage/properties/file_id */ {name: ref{35109, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	760:/* ComputerScreenshotImage/properties/image_url */ {name: ref{35151, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	761:/* ComputerScreenshotImage/properties/type */ {name: ref{35195, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{241, 1}},
+	762:/* ComputerTool/properties/type */ {name: ref{35234, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{242, 1}},
+	763:/* ComputerToolCall/properties/action */ {name: ref{35262, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{154, 2}},
+	764:/* ComputerToolCall/properties/action/anyOf/1 */ {name: ref{35296, 42}, kind: kindScalar, mask: mNull},
+	765:/* ComputerToolCall/properties/actions */ {name: ref{35338, 35}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{156, 2}},
+	766:/* ComputerToolCall/properties/actions/anyOf/1 */ {name: ref{35373, 43}, kind: kindScalar, mask: mNull},
+	767:/* ComputerToolCall/properties/call_id */ {name: ref{35416, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	768:/* ComputerToolCall/properties/id */ {name: ref{35451, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	769:/* ComputerToolCall/properties/pending_safety_checks */ {name: ref{35481, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 73},
+	770:/* ComputerToolCall/properties/status */ {name: ref{35530, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{243, 3}},
+	771:/* ComputerToolCall/properties/type */ {name: ref{35564, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{246, 1}},
+	772:/* ComputerToolCallOutput/properties/acknowledged_safety_checks */ {name: ref{35596, 60}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 73},
+	773:/* ComputerToolCallOutput/properties/call_id */ {name: ref{35656, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	774:/* ComputerToolCallOutput/properties/id */ {name: ref{35697, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	775:/* ComputerToolCallOutput/properties/output */ {name: ref{35733, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{158, 2}},
+	776:/* ComputerToolCallOutput/properties/output/anyOf/1 */ {name: ref{35773, 48}, kind: kindScalar, mask: mNull},
+	777:/* ComputerToolCallOutput/properties/status */ {name: ref{35821, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{247, 3}},
+	778:/* ComputerToolCallOutput/properties/type */ {name: ref{35861, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{250, 1}},
+	779:/* ComputerToolCallOutputResource/properties/created_by */ {name: ref{35899, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	780:/* ComputerToolCallOutputResource/properties/id */ {name: ref{35951, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	781:/* ComputerToolCallOutputResource/properties/output */ {name: ref{35995, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{160, 2}},
+	782:/* ComputerToolCallOutputResource/properties/output/anyOf/1 */ {name: ref{36043, 56}, kind: kindScalar, mask: mNull},
+	783:/* ComputerToolCallOutputResource/properties/status */ {name: ref{36099, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{162, 2}},
+	784:/* ComputerToolCallOutputResource/properties/status/anyOf/1 */ {name: ref{36147, 56}, kind: kindScalar, mask: mNull},
+	785:/* ComputerUsePreviewTool/properties/display_height */ {name: ref{36203, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	786:/* ComputerUsePreviewTool/properties/display_width */ {name: ref{36251, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	787:/* ComputerUsePreviewTool/properties/environment */ {name: ref{36298, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{164, 2}},
+	788:/* ComputerUsePreviewTool/properties/environment/anyOf/1 */ {name: ref{36343, 53}, kind: kindScalar, mask: mNull},
+	789:/* ComputerUsePreviewTool/properties/type */ {name: ref{36396, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{251, 1}},
+	790:/* ContainerAutoParam/properties/file_ids */ {name: ref{36434, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 791},
+	791:/* ContainerAutoParam/properties/file_ids/items */ {name: ref{36472, 44}, kind: kindScalar, mask: mString},
+	792:/* ContainerAutoParam/properties/memory_limit */ {name: ref{36516, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{166, 2}},
+	793:/* ContainerAutoParam/properties/memory_limit/anyOf/1 */ {name: ref{36558, 50}, kind: kindScalar, mask: mNull},
+	794:/* ContainerAutoParam/properties/network_policy */ {name: ref{36608, 44}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{303, 2}},
+	795:/* ContainerAutoParam/properties/skills */ {name: ref{36652, 36}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 796},
+	796:/* ContainerAutoParam/properties/skills/items */ {name: ref{36688, 42}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{305, 2}},
+	797:/* ContainerAutoParam/properties/type */ {name: ref{36751, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{252, 1}},
+	798:/* ContainerFileCitationBody/properties/container_id */ {name: ref{36799, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	799:/* ContainerFileCitationBody/properties/end_index */ {name: ref{36848, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	800:/* ContainerFileCitationBody/properties/file_id */ {name: ref{36894, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	801:/* ContainerFileCitationBody/properties/filename */ {name: ref{36938, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	802:/* ContainerFileCitationBody/properties/start_index */ {name: ref{36983, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	803:/* ContainerFileCitationBody/properties/type */ {name: ref{37031, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{253, 1}},
+	804:/* ContainerNetworkPolicyAllowlistParam/properties/allowed_domains */ {name: ref{37072, 63}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 805},
+	805:/* ContainerNetworkPolicyAllowlistParam/properties/allowed_domains/items */ {name: ref{37135, 69}, kind: kindScalar, mask: mString},
+	806:/* ContainerNetworkPolicyAllowlistParam/properties/domain_secrets */ {name: ref{37204, 62}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 87},
+	807:/* ContainerNetworkPolicyAllowlistParam/properties/type */ {name: ref{37266, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{254, 1}},
+	808:/* ContainerNetworkPolicyDisabledParam/properties/type */ {name: ref{37318, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{255, 1}},
+	809:/* ContainerNetworkPolicyDomainSecretParam/properties/domain */ {name: ref{37369, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	810:/* ContainerNetworkPolicyDomainSecretParam/properties/name */ {name: ref{37426, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	811:/* ContainerNetworkPolicyDomainSecretParam/properties/value */ {name: ref{37481, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	812:/* ContainerReferenceParam/properties/container_id */ {name: ref{37537, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	813:/* ContainerReferenceParam/properties/type */ {name: ref{37584, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{256, 1}},
+	814:/* ContainerReferenceResource/properties/container_id */ {name: ref{37642, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	815:/* ContainerReferenceResource/properties/type */ {name: ref{37692, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{257, 1}},
+	816:/* ContextManagementParam/properties/compact_threshold */ {name: ref{37734, 51}, kind: kindAlts, mask: mInteger | mNull, alts: ref{168, 2}},
+	817:/* ContextManagementParam/properties/compact_threshold/anyOf/0 */ {name: ref{37785, 59}, kind: kindScalar, mask: mInteger},
+	818:/* ContextManagementParam/properties/compact_threshold/anyOf/1 */ {name: ref{37844, 59}, kind: kindScalar, mask: mNull},
+	819:/* ContextManagementParam/properties/type */ {name: ref{37903, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	820:/* ConversationItemList/properties/data */ {name: ref{37941, 36}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 91},
+	821:/* ConversationItemList/properties/first_id */ {name: ref{37977, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	822:/* ConversationItemList/properties/has_more */ {name: ref{38017, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	823:/* ConversationItemList/properties/last_id */ {name: ref{38057, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	824:/* ConversationItemList/properties/object */ {name: ref{38096, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{258, 1}},
+	825:/* ConversationParam/oneOf/0 */ {name: ref{38138, 25}, kind: kindScalar, mask: mString},
+	826:/* ConversationParam-2/properties/id */ {name: ref{38163, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	827:/* ConversationResource/properties/created_at */ {name: ref{38196, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	828:/* ConversationResource/properties/id */ {name: ref{38238, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	829:/* ConversationResource/properties/metadata */ {name: ref{38272, 40}, kind: kindAny, mask: mAll},
+	830:/* ConversationResource/properties/object */ {name: ref{38312, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{259, 1}},
+	831:/* CoordParam/properties/x */ {name: ref{38350, 23}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	832:/* CoordParam/properties/y */ {name: ref{38373, 23}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	833:/* CreateModelResponseProperties/properties/metadata */ {name: ref{38396, 49}, kind: kindAny, mask: mAll},
+	834:/* CreateModelResponseProperties/properties/prompt_cache_key */ {name: ref{38445, 57}, kind: kindAlts, mask: mNull | mString, alts: ref{170, 2}},
+	835:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0 */ {name: ref{38502, 65}, kind: kindScalar, mask: mString},
+	836:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1 */ {name: ref{38567, 65}, kind: kindScalar, mask: mNull},
+	837:/* CreateModelResponseProperties/properties/prompt_cache_options */ {name: ref{38632, 61}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{172, 2}},
+	838:/* CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1 */ {name: ref{38693, 69}, kind: kindScalar, mask: mNull},
+	839:/* CreateModelResponseProperties/properties/prompt_cache_retention */ {name: ref{38762, 63}, kind: kindAlts, mask: mNull | mString, alts: ref{174, 2}},
+	840:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0 */ {name: ref{38825, 71}, kind: kindScalar, mask: mString, enum: true, values: ref{260, 2}},
+	841:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1 */ {name: ref{38908, 71}, kind: kindScalar, mask: mNull},
+	842:/* CreateModelResponseProperties/properties/safety_identifier */ {name: ref{38979, 58}, kind: kindAlts, mask: mNull | mString, alts: ref{176, 2}},
+	843:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/0 */ {name: ref{39037, 66}, kind: kindScalar, mask: mString},
+	844:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/1 */ {name: ref{39103, 66}, kind: kindScalar, mask: mNull},
+	845:/* CreateModelResponseProperties/properties/temperature */ {name: ref{39169, 52}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{178, 2}},
+	846:/* CreateModelResponseProperties/properties/temperature/anyOf/0 */ {name: ref{39221, 60}, kind: kindScalar, mask: mInteger | mNumber},
+	847:/* CreateModelResponseProperties/properties/temperature/anyOf/1 */ {name: ref{39281, 60}, kind: kindScalar, mask: mNull},
+	848:/* CreateModelResponseProperties/properties/top_logprobs */ {name: ref{39341, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	849:/* CreateModelResponseProperties/properties/top_p */ {name: ref{39394, 46}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{180, 2}},
+	850:/* CreateModelResponseProperties/properties/top_p/anyOf/0 */ {name: ref{39440, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	851:/* CreateModelResponseProperties/properties/top_p/anyOf/1 */ {name: ref{39494, 54}, kind: kindScalar, mask: mNull},
+	852:/* CreateModelResponseProperties/properties/user */ {name: ref{39548, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	853:/* CreateChatCompletionRequest/allOf/1/properties/audio */ {name: ref{39593, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1322, 2}, nreq: 2},
+	854:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/format */ {name: ref{39650, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{262, 6}},
+	855:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice */ {name: ref{39736, 69}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{182, 2}},
+	856:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1 */ {name: ref{39805, 77}, kind: kindScalar, mask: mNull},
+	857:/* CreateChatCompletionRequest/allOf/1/properties/frequency_penalty */ {name: ref{39882, 64}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	858:/* CreateChatCompletionRequest/allOf/1/properties/function_call */ {name: ref{39946, 60}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{184, 3}},
+	859:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0 */ {name: ref{40006, 68}, kind: kindScalar, mask: mString, enum: true, values: ref{268, 2}},
+	860:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2 */ {name: ref{40074, 68}, kind: kindScalar, mask: mNull},
+	861:/* CreateChatCompletionRequest/allOf/1/properties/functions */ {name: ref{40142, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 25},
+	862:/* CreateChatCompletionRequest/allOf/1/properties/logit_bias */ {name: ref{40198, 57}, kind: kindAny, mask: mAll},
+	863:/* CreateChatCompletionRequest/allOf/1/properties/logprobs */ {name: ref{40255, 55}, kind: kindScalar, mask: mBool | mNull},
+	864:/* CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens */ {name: ref{40310, 68}, kind: kindScalar, mask: mInteger | mNull},
+	865:/* CreateChatCompletionRequest/allOf/1/properties/max_tokens */ {name: ref{40378, 57}, kind: kindScalar, mask: mInteger | mNull},
+	866:/* CreateChatCompletionRequest/allOf/1/properties/messages */ {name: ref{40435, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 39},
+	867:/* CreateChatCompletionRequest/allOf/1/properties/model */ {name: ref{40490, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{187, 2}},
+	868:/* CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1 */ {name: ref{40542, 60}, kind: kindScalar, mask: mNull},
+	869:/* CreateChatCompletionRequest/allOf/1/properties/moderation */ {name: ref{40602, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{189, 2}},
+	870:/* CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1 */ {name: ref{40659, 65}, kind: kindScalar, mask: mNull},
+	871:/* CreateChatCompletionRequest/allOf/1/properties/n */ {name: ref{40724, 48}, kind: kindScalar, mask: mInteger | mNull},
+	872:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls */ {name: ref{40772, 66}, kind: kindAlts, mask: mBool | mNull, nonull: true, alts: ref{191, 2}},
+	873:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1 */ {name: ref{40838, 74}, kind: kindScalar, mask: mNull},
+	874:/* CreateChatCompletionRequest/allOf/1/properties/prediction */ {name: ref{40912, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{193, 2}},
+	875:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0 */ {name: ref{40969, 65}, kind: kindAlts, mask: mObject, alts: ref{195, 1}},
+	876:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1 */ {name: ref{41034, 65}, kind: kindScalar, mask: mNull},
+	877:/* CreateChatCompletionRequest/allOf/1/properties/presence_penalty */ {name: ref{41099, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	878:/* CreateChatCompletionRequest/allOf/1/properties/response_format */ {name: ref{41162, 62}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{307, 3}},
+	879:/* CreateChatCompletionRequest/allOf/1/properties/seed */ {name: ref{41224, 51}, kind: kindScalar, mask: mInteger | mNull},
+	880:/* CreateChatCompletionRequest/allOf/1/properties/stop */ {name: ref{41275, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{196, 2}},
+	881:/* CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1 */ {name: ref{41326, 59}, kind: kindScalar, mask: mNull},
+	882:/* CreateChatCompletionRequest/allOf/1/properties/store */ {name: ref{41385, 52}, kind: kindScalar, mask: mBool | mNull},
+	883:/* CreateChatCompletionRequest/allOf/1/properties/stream */ {name: ref{41437, 53}, kind: kindScalar, mask: mBool | mNull},
+	884:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice */ {name: ref{41490, 58}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{198, 2}},
+	885:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1 */ {name: ref{41548, 66}, kind: kindScalar, mask: mNull},
+	886:/* CreateChatCompletionRequest/allOf/1/properties/tools */ {name: ref{41614, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 887},
+	887:/* CreateChatCompletionRequest/allOf/1/properties/tools/items */ {name: ref{41666, 58}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{310, 2}},
+	888:/* CreateChatCompletionRequest/allOf/1/properties/top_logprobs */ {name: ref{41724, 59}, kind: kindScalar, mask: mInteger | mNull},
+	889:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options */ {name: ref{41783, 65}, kind: kindObject, mask: mNull | mObject, props: ref{1324, 2}, nonull: true},
+	890:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size */ {name: ref{41848, 96}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{200, 2}},
+	891:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1 */ {name: ref{41944, 104}, kind: kindScalar, mask: mNull},
+	892:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location */ {name: ref{42048, 90}, kind: kindObject, mask: mNull | mObject, props: ref{1326, 2}, nreq: 2},
+	893:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate */ {name: ref{42138, 113}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{202, 2}},
+	894:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1 */ {name: ref{42251, 121}, kind: kindScalar, mask: mNull},
+	895:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type */ {name: ref{42372, 106}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{270, 1}},
+	896:/* CreateChatCompletionResponse/properties/choices */ {name: ref{42478, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 897},
+	897:/* CreateChatCompletionResponse/properties/choices/items */ {name: ref{42525, 53}, kind: kindObject, mask: mObject, props: ref{1328, 4}, nreq: 4},
+	898:/* CreateChatCompletionResponse/properties/choices/items/properties/finish_reason */ {name: ref{42591, 78}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{271, 5}},
+	899:/* CreateChatCompletionResponse/properties/choices/items/properties/index */ {name: ref{42689, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	900:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs */ {name: ref{42759, 73}, kind: kindAlts, mask: mNull | mObject, alts: ref{204, 2}},
+	901:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0 */ {name: ref{42832, 81}, kind: kindObject, mask: mObject, props: ref{1332, 2}, nreq: 2},
+	902:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content */ {name: ref{42913, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{206, 2}},
+	903:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0 */ {name: ref{43013, 108}, kind: kindArray, mask: mArray, items: 54},
+	904:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1 */ {name: ref{43121, 108}, kind: kindScalar, mask: mNull},
+	905:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal */ {name: ref{43229, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{208, 2}},
+	906:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0 */ {name: ref{43329, 108}, kind: kindArray, mask: mArray, items: 54},
+	907:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1 */ {name: ref{43437, 108}, kind: kindScalar, mask: mNull},
+	908:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1 */ {name: ref{43545, 81}, kind: kindScalar, mask: mNull},
+	909:/* CreateChatCompletionResponse/properties/choices/items/properties/message */ {name: ref{43626, 72}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{210, 2}},
+	910:/* CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1 */ {name: ref{43698, 80}, kind: kindScalar, mask: mNull},
+	911:/* CreateChatCompletionResponse/properties/created */ {name: ref{43778, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	912:/* CreateChatCompletionResponse/properties/id */ {name: ref{43825, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	913:/* CreateChatCompletionResponse/properties/metadata */ {name: ref{43867, 48}, kind: kindAny, mask: mAll},
+	914:/* CreateChatCompletionResponse/properties/model */ {name: ref{43915, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	915:/* CreateChatCompletionResponse/properties/moderation */ {name: ref{43960, 50}, kind: kindAlts, mask: mNull | mObject, alts: ref{212, 2}},
+	916:/* CreateChatCompletionResponse/properties/moderation/anyOf/1 */ {name: ref{44010, 58}, kind: kindScalar, mask: mNull},
+	917:/* CreateChatCompletionResponse/properties/object */ {name: ref{44068, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{276, 1}},
+	918:/* CreateChatCompletionResponse/properties/system_fingerprint */ {name: ref{44129, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	919:/* CreateChatCompletionResponse/properties/usage */ {name: ref{44187, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{214, 2}},
+	920:/* CreateChatCompletionResponse/properties/usage/anyOf/1 */ {name: ref{44232, 53}, kind: kindScalar, mask: mNull},
+	921:/* CreateChatCompletionStreamResponse/properties/choices */ {name: ref{44285, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 922},
+	922:/* CreateChatCompletionStreamResponse/properties/choices/items */ {name: ref{44338, 59}, kind: kindObject, mask: mObject, props: ref{1334, 4}, nreq: 3},
+	923:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta */ {name: ref{44397, 76}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{216, 2}},
+	924:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1 */ {name: ref{44473, 84}, kind: kindScalar, mask: mNull},
+	925:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason */ {name: ref{44557, 84}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{277, 5}},
+	926:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/index */ {name: ref{44641, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	927:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs */ {name: ref{44717, 79}, kind: kindObject, mask: mNull | mObject, props: ref{1338, 2}, nreq: 2},
+	928:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content */ {name: ref{44796, 98}, kind: kindArray, mask: mArray | mNull, items: 54},
+	929:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal */ {name: ref{44894, 98}, kind: kindArray, mask: mArray | mNull, items: 54},
+	930:/* CreateChatCompletionStreamResponse/properties/created */ {name: ref{44992, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	931:/* CreateChatCompletionStreamResponse/properties/id */ {name: ref{45045, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	932:/* CreateChatCompletionStreamResponse/properties/model */ {name: ref{45093, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	933:/* CreateChatCompletionStreamResponse/properties/moderation */ {name: ref{45144, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{218, 2}},
+	934:/* CreateChatCompletionStreamResponse/properties/moderation/anyOf/1 */ {name: ref{45200, 64}, kind: kindScalar, mask: mNull},
+	935:/* CreateChatCompletionStreamResponse/properties/obfuscation */ {name: ref{45264, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	936:/* CreateChatCompletionStreamResponse/properties/object */ {name: ref{45321, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{282, 1}},
+	937:/* CreateChatCompletionStreamResponse/properties/system_fingerprint */ {name: ref{45394, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	938:/* CreateChatCompletionStreamResponse/properties/usage */ {name: ref{45458, 51}, kind: kindAlts, mask: mNull | mObject, alts: ref{220, 2}},
+	939:/* CreateChatCompletionStreamResponse/properties/usage/anyOf/1 */ {name: ref{45509, 59}, kind: kindScalar, mask: mNull},
+	940:/* CreateConversationBody/properties/items */ {name: ref{45568, 39}, kind: kindAlts, mask: mArray | mNull, alts: ref{222, 2}},
+	941:/* CreateConversationBody/properties/items/anyOf/0 */ {name: ref{45607, 47}, kind: kindArray, mask: mArray, items: 177},
+	942:/* CreateConversationBody/properties/items/anyOf/1 */ {name: ref{45654, 47}, kind: kindScalar, mask: mNull},
+	943:/* CreateConversationBody/properties/metadata */ {name: ref{45701, 42}, kind: kindAny, mask: mAll},
+	944:/* CreateConversationItemsRequest/properties/items */ {name: ref{45743, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 177},
+	945:/* ResponseProperties/properties/background */ {name: ref{45790, 40}, kind: kindAlts, mask: mBool | mNull, alts: ref{224, 2}},
+	946:/* ResponseProperties/properties/background/anyOf/0 */ {name: ref{45830, 48}, kind: kindScalar, mask: mBool},
+	947:/* ResponseProperties/properties/background/anyOf/1 */ {name: ref{45878, 48}, kind: kindScalar, mask: mNull},
+	948:/* ResponseProperties/properties/max_tool_calls */ {name: ref{45926, 44}, kind: kindAlts, mask: mInteger | mNull, alts: ref{226, 2}},
+	949:/* ResponseProperties/properties/max_tool_calls/anyOf/0 */ {name: ref{45970, 52}, kind: kindScalar, mask: mInteger},
+	950:/* ResponseProperties/properties/max_tool_calls/anyOf/1 */ {name: ref{46022, 52}, kind: kindScalar, mask: mNull},
+	951:/* ResponseProperties/properties/model */ {name: ref{46074, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{228, 2}},
+	952:/* ResponseProperties/properties/model/anyOf/1 */ {name: ref{46109, 43}, kind: kindScalar, mask: mNull},
+	953:/* ResponseProperties/properties/previous_response_id */ {name: ref{46152, 50}, kind: kindAlts, mask: mNull | mString, alts: ref{230, 2}},
+	954:/* ResponseProperties/properties/previous_response_id/anyOf/0 */ {name: ref{46202, 58}, kind: kindScalar, mask: mString},
+	955:/* ResponseProperties/properties/previous_response_id/anyOf/1 */ {name: ref{46260, 58}, kind: kindScalar, mask: mNull},
+	956:/* ResponseProperties/properties/text */ {name: ref{46318, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{232, 2}},
+	957:/* ResponseProperties/properties/text/anyOf/1 */ {name: ref{46352, 42}, kind: kindScalar, mask: mNull},
+	958:/* ResponseProperties/properties/tool_choice */ {name: ref{46394, 41}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{234, 2}},
+	959:/* ResponseProperties/properties/tool_choice/anyOf/1 */ {name: ref{46435, 49}, kind: kindScalar, mask: mNull},
+	960:/* ResponseProperties/properties/tools */ {name: ref{46484, 35}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{236, 2}},
+	961:/* ResponseProperties/properties/tools/anyOf/1 */ {name: ref{46519, 43}, kind: kindScalar, mask: mNull},
+	962:/* CreateResponse/allOf/2/properties/context_management */ {name: ref{46562, 52}, kind: kindAlts, mask: mArray | mNull, alts: ref{238, 2}},
+	963:/* CreateResponse/allOf/2/properties/context_management/anyOf/0 */ {name: ref{46614, 60}, kind: kindArray, mask: mArray, items: 90},
+	964:/* CreateResponse/allOf/2/properties/context_management/anyOf/1 */ {name: ref{46674, 60}, kind: kindScalar, mask: mNull},
+	965:/* CreateResponse/allOf/2/properties/conversation */ {name: ref{46734, 46}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{240, 2}},
+	966:/* CreateResponse/allOf/2/properties/conversation/anyOf/1 */ {name: ref{46780, 54}, kind: kindScalar, mask: mNull},
+	967:/* CreateResponse/allOf/2/properties/include */ {name: ref{46834, 41}, kind: kindAlts, mask: mArray | mNull, alts: ref{242, 2}},
+	968:/* CreateResponse/allOf/2/properties/include/anyOf/0 */ {name: ref{46875, 49}, kind: kindArray, mask: mArray, items: 168},
+	969:/* CreateResponse/allOf/2/properties/include/anyOf/1 */ {name: ref{46924, 49}, kind: kindScalar, mask: mNull},
+	970:/* CreateResponse/allOf/2/properties/input */ {name: ref{46973, 39}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{244, 2}},
+	971:/* CreateResponse/allOf/2/properties/input/anyOf/1 */ {name: ref{47012, 47}, kind: kindScalar, mask: mNull},
+	972:/* CreateResponse/allOf/2/properties/instructions */ {name: ref{47059, 46}, kind: kindAlts, mask: mNull | mString, alts: ref{246, 2}},
+	973:/* CreateResponse/allOf/2/properties/instructions/anyOf/0 */ {name: ref{47105, 54}, kind: kindScalar, mask: mString},
+	974:/* CreateResponse/allOf/2/properties/instructions/anyOf/1 */ {name: ref{47159, 54}, kind: kindScalar, mask: mNull},
+	975:/* CreateResponse/allOf/2/properties/max_output_tokens */ {name: ref{47213, 51}, kind: kindAlts, mask: mInteger | mNull, alts: ref{248, 2}},
+	976:/* CreateResponse/allOf/2/properties/max_output_tokens/anyOf/0 */ {name: ref{47264, 59}, kind: kindScalar, mask: mInteger},
+	977:/* CreateResponse/allOf/2/properties/max_output_tokens/anyOf/1 */ {name: ref{47323, 59}, kind: kindScalar, mask: mNull},
+	978:/* CreateResponse/allOf/2/properties/moderation */ {name: ref{47382, 44}, kind: kindAlts, mask: mNull | mObject, alts: ref{250, 2}},
+	979:/* CreateResponse/allOf/2/properties/moderation/anyOf/1 */ {name: ref{47426, 52}, kind: kindScalar, mask: mNull},
+	980:/* CreateResponse/allOf/2/properties/parallel_tool_calls */ {name: ref{47478, 53}, kind: kindAlts, mask: mBool | mNull, alts: ref{252, 2}},
+	981:/* CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/0 */ {name: ref{47531, 61}, kind: kindScalar, mask: mBool},
+	982:/* CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/1 */ {name: ref{47592, 61}, kind: kindScalar, mask: mNull},
+	983:/* CreateResponse/allOf/2/properties/reasoning */ {name: ref{47653, 43}, kind: kindAlts, mask: mNull | mObject, alts: ref{254, 2}},
+	984:/* CreateResponse/allOf/2/properties/reasoning/anyOf/1 */ {name: ref{47696, 51}, kind: kindScalar, mask: mNull},
+	985:/* CreateResponse/allOf/2/properties/store */ {name: ref{47747, 39}, kind: kindAlts, mask: mBool | mNull, alts: ref{256, 2}},
+	986:/* CreateResponse/allOf/2/properties/store/anyOf/0 */ {name: ref{47786, 47}, kind: kindScalar, mask: mBool},
+	987:/* CreateResponse/allOf/2/properties/store/anyOf/1 */ {name: ref{47833, 47}, kind: kindScalar, mask: mNull},
+	988:/* CreateResponse/allOf/2/properties/stream */ {name: ref{47880, 40}, kind: kindAlts, mask: mBool | mNull, alts: ref{258, 2}},
+	989:/* CreateResponse/allOf/2/properties/stream/anyOf/0 */ {name: ref{47920, 48}, kind: kindScalar, mask: mBool},
+	990:/* CreateResponse/allOf/2/properties/stream/anyOf/1 */ {name: ref{47968, 48}, kind: kindScalar, mask: mNull},
+	991:/* CreateResponse/allOf/2/properties/truncation */ {name: ref{48016, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{260, 2}},
+	992:/* CreateResponse/allOf/2/properties/truncation/anyOf/0 */ {name: ref{48060, 52}, kind: kindScalar, mask: mString, enum: true, values: ref{283, 2}},
+	993:/* CreateResponse/allOf/2/properties/truncation/anyOf/1 */ {name: ref{48112, 52}, kind: kindScalar, mask: mNull},
+	994:/* CustomGrammarFormatParam/properties/definition */ {name: ref{48164, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	995:/* CustomGrammarFormatParam/properties/syntax */ {name: ref{48210, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{262, 2}},
+	996:/* CustomGrammarFormatParam/properties/syntax/anyOf/1 */ {name: ref{48252, 50}, kind: kindScalar, mask: mNull},
+	997:/* CustomGrammarFormatParam/properties/type */ {name: ref{48302, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{285, 1}},
+	998:/* CustomTextFormatParam/properties/type */ {name: ref{48342, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{286, 1}},
+	999:/* CustomToolCall/properties/call_id */ {name: ref{48379, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1000:/* CustomToolCall/properties/caller */ {name: ref{48412, 32}, kind: kindAlts, mask: mNull | mObject, alts: ref{264, 2}},
+	1001:/* CustomToolCall/properties/caller/anyOf/1 */ {name: ref{48444, 40}, kind: kindScalar, mask: mNull},
+	1002:/* CustomToolCall/properties/id */ {name: ref{48484, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1003:/* CustomToolCall/properties/input */ {name: ref{48512, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1004:/* CustomToolCall/properties/name */ {name: ref{48543, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1005:/* CustomToolCall/properties/namespace */ {name: ref{48573, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1006:/* CustomToolCall/properties/type */ {name: ref{48608, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{287, 1}},
+	1007:/* CustomToolCallOutput/properties/call_id */ {name: ref{48638, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1008:/* CustomToolCallOutput/properties/caller */ {name: ref{48677, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{266, 2}},
+	1009:/* CustomToolCallOutput/properties/caller/anyOf/1 */ {name: ref{48715, 46}, kind: kindScalar, mask: mNull},
+	1010:/* CustomToolCallOutput/properties/id */ {name: ref{48761, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1011:/* CustomToolCallOutput/properties/output */ {name: ref{48795, 38}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{268, 3}},
+	1012:/* CustomToolCallOutput/properties/output/oneOf/0 */ {name: ref{48833, 46}, kind: kindScalar, mask: mString},
+	1013:/* CustomToolCallOutput/properties/output/oneOf/1 */ {name: ref{48879, 46}, kind: kindArray, mask: mArray, items: 131},
+	1014:/* CustomToolCallOutput/properties/output/oneOf/2 */ {name: ref{48925, 46}, kind: kindScalar, mask: mNull},
+	1015:/* CustomToolCallOutput/properties/type */ {name: ref{48971, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{288, 1}},
+	1016:/* CustomToolCallOutputResource/properties/created_by */ {name: ref{49007, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1017:/* CustomToolCallOutputResource/properties/id */ {name: ref{49057, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1018:/* CustomToolCallOutputResource/properties/status */ {name: ref{49099, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{271, 2}},
+	1019:/* CustomToolCallOutputResource/properties/status/anyOf/1 */ {name: ref{49145, 54}, kind: kindScalar, mask: mNull},
+	1020:/* CustomToolCallResource/properties/created_by */ {name: ref{49199, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1021:/* CustomToolCallResource/properties/id */ {name: ref{49243, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1022:/* CustomToolCallResource/properties/status */ {name: ref{49279, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{273, 2}},
+	1023:/* CustomToolCallResource/properties/status/anyOf/1 */ {name: ref{49319, 48}, kind: kindScalar, mask: mNull},
+	1024:/* CustomToolChatCompletions/properties/custom */ {name: ref{49367, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1340, 3}, nonull: true, nreq: 1},
+	1025:/* CustomToolChatCompletions/properties/custom/properties/description */ {name: ref{49410, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1026:/* CustomToolChatCompletions/properties/custom/properties/format */ {name: ref{49476, 61}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{312, 2}},
+	1027:/* CustomToolChatCompletions/properties/custom/properties/name */ {name: ref{49537, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1028:/* CustomToolChatCompletions/properties/type */ {name: ref{49596, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{289, 1}},
+	1029:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar */ {name: ref{49637, 63}, kind: kindObject, mask: mNull | mObject, props: ref{1343, 2}, nonull: true, nreq: 2},
+	1030:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition */ {name: ref{49700, 85}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1031:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax */ {name: ref{49785, 81}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{290, 2}},
+	1032:/* CustomToolChatCompletionsCustomFormatGrammar/properties/type */ {name: ref{49866, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{292, 1}},
+	1033:/* CustomToolChatCompletionsCustomFormatText/properties/type */ {name: ref{49926, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{293, 1}},
+	1034:/* CustomToolParam/properties/allowed_callers */ {name: ref{49983, 42}, kind: kindAlts, mask: mArray | mNull, alts: ref{275, 2}},
+	1035:/* CustomToolParam/properties/allowed_callers/anyOf/0 */ {name: ref{50025, 50}, kind: kindArray, mask: mArray, items: 21},
+	1036:/* CustomToolParam/properties/allowed_callers/anyOf/1 */ {name: ref{50075, 50}, kind: kindScalar, mask: mNull},
+	1037:/* CustomToolParam/properties/defer_loading */ {name: ref{50125, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1038:/* CustomToolParam/properties/description */ {name: ref{50165, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1039:/* CustomToolParam/properties/format */ {name: ref{50203, 33}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{314, 2}},
+	1040:/* CustomToolParam/properties/name */ {name: ref{50236, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1041:/* CustomToolParam/properties/type */ {name: ref{50267, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{294, 1}},
+	1042:/* DeletedConversationResource/properties/deleted */ {name: ref{50298, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1043:/* DeletedConversationResource/properties/id */ {name: ref{50344, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1044:/* DeletedConversationResource/properties/object */ {name: ref{50385, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{295, 1}},
+	1045:/* DirectToolCallCaller/properties/type */ {name: ref{50450, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{296, 1}},
+	1046:/* DirectToolCallCallerParam/properties/type */ {name: ref{50486, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{297, 1}},
+	1047:/* DoubleClickAction/properties/keys */ {name: ref{50527, 33}, kind: kindAlts, mask: mArray | mNull, alts: ref{277, 2}},
+	1048:/* DoubleClickAction/properties/keys/anyOf/0 */ {name: ref{50560, 41}, kind: kindArray, mask: mArray, items: 1049},
+	1049:/* DoubleClickAction/properties/keys/anyOf/0/items */ {name: ref{50601, 47}, kind: kindScalar, mask: mString},
+	1050:/* DoubleClickAction/properties/keys/anyOf/1 */ {name: ref{50648, 41}, kind: kindScalar, mask: mNull},
+	1051:/* DoubleClickAction/properties/type */ {name: ref{50689, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{298, 1}},
+	1052:/* DoubleClickAction/properties/x */ {name: ref{50722, 30}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1053:/* DoubleClickAction/properties/y */ {name: ref{50752, 30}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1054:/* DragParam/properties/keys */ {name: ref{50782, 25}, kind: kindAlts, mask: mArray | mNull, alts: ref{279, 2}},
+	1055:/* DragParam/properties/keys/anyOf/0 */ {name: ref{50807, 33}, kind: kindArray, mask: mArray, items: 1056},
+	1056:/* DragParam/properties/keys/anyOf/0/items */ {name: ref{50840, 39}, kind: kindScalar, mask: mString},
+	1057:/* DragParam/properties/keys/anyOf/1 */ {name: ref{50879, 33}, kind: kindScalar, mask: mNull},
+	1058:/* DragParam/properties/path */ {name: ref{50912, 25}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 96},
+	1059:/* DragParam/properties/type */ {name: ref{50937, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{299, 1}},
+	1060:/* EasyInputMessage/properties/content */ {name: ref{50962, 35}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{281, 3}},
+	1061:/* EasyInputMessage/properties/content/oneOf/0 */ {name: ref{50997, 43}, kind: kindScalar, mask: mString},
+	1062:/* EasyInputMessage/properties/content/oneOf/2 */ {name: ref{51040, 43}, kind: kindScalar, mask: mNull},
+	1063:/* EasyInputMessage/properties/phase */ {name: ref{51083, 33}, kind: kindAlts, mask: mNull | mString, alts: ref{284, 2}},
+	1064:/* EasyInputMessage/properties/phase/anyOf/1 */ {name: ref{51116, 41}, kind: kindScalar, mask: mNull},
+	1065:/* EasyInputMessage/properties/role */ {name: ref{51157, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{300, 4}},
+	1066:/* EasyInputMessage/properties/type */ {name: ref{51189, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{304, 1}},
+	1067:/* Error/properties/code */ {name: ref{51221, 21}, kind: kindAlts, mask: mNull | mString, alts: ref{286, 2}},
+	1068:/* Error/properties/code/anyOf/0 */ {name: ref{51242, 29}, kind: kindScalar, mask: mString},
+	1069:/* Error/properties/code/anyOf/1 */ {name: ref{51271, 29}, kind: kindScalar, mask: mNull},
+	1070:/* Error/properties/message */ {name: ref{51300, 24}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1071:/* Error/properties/param */ {name: ref{51324, 22}, kind: kindAlts, mask: mNull | mString, alts: ref{288, 2}},
+	1072:/* Error/properties/param/anyOf/0 */ {name: ref{51346, 30}, kind: kindScalar, mask: mString},
+	1073:/* Error/properties/param/anyOf/1 */ {name: ref{51376, 30}, kind: kindScalar, mask: mNull},
+	1074:/* Error/properties/type */ {name: ref{51406, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1075:/* ErrorResponse/properties/error */ {name: ref{51427, 30}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{290, 2}},
+	1076:/* ErrorResponse/properties/error/anyOf/1 */ {name: ref{51457, 38}, kind: kindScalar, mask: mNull},
+	1077:/* FileCitationBody/properties/file_id */ {name: ref{51495, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1078:/* FileCitationBody/properties/filename */ {name: ref{51530, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1079:/* FileCitationBody/properties/index */ {name: ref{51566, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1080:/* FileCitationBody/properties/type */ {name: ref{51599, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{305, 1}},
+	1081:/* FilePath/properties/file_id */ {name: ref{51631, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1082:/* FilePath/properties/index */ {name: ref{51658, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1083:/* FilePath/properties/type */ {name: ref{51683, 24}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{306, 1}},
+	1084:/* FileSearchTool/properties/filters */ {name: ref{51707, 33}, kind: kindAlts, mask: mNull | mObject, alts: ref{292, 2}},
+	1085:/* FileSearchTool/properties/filters/anyOf/1 */ {name: ref{51740, 41}, kind: kindScalar, mask: mNull},
+	1086:/* FileSearchTool/properties/max_num_results */ {name: ref{51781, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1087:/* FileSearchTool/properties/ranking_options */ {name: ref{51822, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{294, 2}},
+	1088:/* FileSearchTool/properties/ranking_options/anyOf/1 */ {name: ref{51863, 49}, kind: kindScalar, mask: mNull},
+	1089:/* FileSearchTool/properties/type */ {name: ref{51912, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{307, 1}},
+	1090:/* FileSearchTool/properties/vector_store_ids */ {name: ref{51942, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1091},
+	1091:/* FileSearchTool/properties/vector_store_ids/items */ {name: ref{51984, 48}, kind: kindScalar, mask: mString},
+	1092:/* FileSearchToolCall/properties/id */ {name: ref{52032, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1093:/* FileSearchToolCall/properties/queries */ {name: ref{52064, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1094},
+	1094:/* FileSearchToolCall/properties/queries/items */ {name: ref{52101, 43}, kind: kindScalar, mask: mString},
+	1095:/* FileSearchToolCall/properties/results */ {name: ref{52144, 37}, kind: kindAlts, mask: mArray | mNull, alts: ref{296, 2}},
+	1096:/* FileSearchToolCall/properties/results/anyOf/0 */ {name: ref{52181, 45}, kind: kindArray, mask: mArray, items: 1097},
+	1097:/* FileSearchToolCall/properties/results/anyOf/0/items */ {name: ref{52226, 51}, kind: kindObject, mask: mObject, props: ref{1345, 5}},
+	1098:/* FileSearchToolCall/properties/results/anyOf/0/items/properties/attributes */ {name: ref{52287, 73}, kind: kindAny, mask: mAll},
+	1099:/* FileSearchToolCall/properties/results/anyOf/0/items/properties/file_id */ {name: ref{52360, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1100:/* FileSearchToolCall/properties/results/anyOf/0/items/properties/filename */ {name: ref{52430, 71}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1101:/* FileSearchToolCall/properties/results/anyOf/0/items/properties/score */ {name: ref{52501, 68}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1102:/* FileSearchToolCall/properties/results/anyOf/0/items/properties/text */ {name: ref{52569, 67}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1103:/* FileSearchToolCall/properties/results/anyOf/1 */ {name: ref{52636, 45}, kind: kindScalar, mask: mNull},
+	1104:/* FileSearchToolCall/properties/status */ {name: ref{52681, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{308, 5}},
+	1105:/* FileSearchToolCall/properties/type */ {name: ref{52726, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{313, 1}},
+	1106:/* FunctionCallOutputItemParam/properties/call_id */ {name: ref{52760, 46}, kind: kindAlts, mask: mNull | mString, alts: ref{298, 2}},
+	1107:/* FunctionCallOutputItemParam/properties/call_id/anyOf/0 */ {name: ref{52806, 54}, kind: kindScalar, mask: mString},
+	1108:/* FunctionCallOutputItemParam/properties/call_id/anyOf/1 */ {name: ref{52860, 54}, kind: kindScalar, mask: mNull},
+	1109:/* FunctionCallOutputItemParam/properties/caller */ {name: ref{52914, 45}, kind: kindAlts, mask: mNull | mObject, alts: ref{300, 2}},
+	1110:/* FunctionCallOutputItemParam/properties/caller/anyOf/1 */ {name: ref{52959, 53}, kind: kindScalar, mask: mNull},
+	1111:/* FunctionCallOutputItemParam/properties/id */ {name: ref{53012, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{302, 2}},
+	1112:/* FunctionCallOutputItemParam/properties/id/anyOf/0 */ {name: ref{53053, 49}, kind: kindScalar, mask: mString},
+	1113:/* FunctionCallOutputItemParam/properties/id/anyOf/1 */ {name: ref{53102, 49}, kind: kindScalar, mask: mNull},
+	1114:/* FunctionCallOutputItemParam/properties/name */ {name: ref{53151, 43}, kind: kindAlts, mask: mNull | mString, alts: ref{304, 2}},
+	1115:/* FunctionCallOutputItemParam/properties/name/anyOf/0 */ {name: ref{53194, 51}, kind: kindScalar, mask: mString},
+	1116:/* FunctionCallOutputItemParam/properties/name/anyOf/1 */ {name: ref{53245, 51}, kind: kindScalar, mask: mNull},
+	1117:/* FunctionCallOutputItemParam/properties/namespace */ {name: ref{53296, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{306, 2}},
+	1118:/* FunctionCallOutputItemParam/properties/namespace/anyOf/0 */ {name: ref{53344, 56}, kind: kindScalar, mask: mString},
+	1119:/* FunctionCallOutputItemParam/properties/namespace/anyOf/1 */ {name: ref{53400, 56}, kind: kindScalar, mask: mNull},
+	1120:/* FunctionCallOutputItemParam/properties/output */ {name: ref{53456, 45}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{308, 3}},
+	1121:/* FunctionCallOutputItemParam/properties/output/oneOf/0 */ {name: ref{53501, 53}, kind: kindScalar, mask: mString},
+	1122:/* FunctionCallOutputItemParam/properties/output/oneOf/1 */ {name: ref{53554, 53}, kind: kindArray, mask: mArray, items: 1123},
+	1123:/* FunctionCallOutputItemParam/properties/output/oneOf/1/items */ {name: ref{53607, 59}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{316, 3}},
+	1124:/* FunctionCallOutputItemParam/properties/output/oneOf/2 */ {name: ref{53666, 53}, kind: kindScalar, mask: mNull},
+	1125:/* FunctionCallOutputItemParam/properties/status */ {name: ref{53719, 45}, kind: kindAlts, mask: mNull | mString, alts: ref{311, 2}},
+	1126:/* FunctionCallOutputItemParam/properties/status/anyOf/1 */ {name: ref{53764, 53}, kind: kindScalar, mask: mNull},
+	1127:/* FunctionCallOutputItemParam/properties/type */ {name: ref{53817, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{314, 1}},
+	1128:/* FunctionObject/properties/description */ {name: ref{53860, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1129:/* FunctionObject/properties/name */ {name: ref{53897, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1130:/* FunctionObject/properties/parameters */ {name: ref{53927, 36}, kind: kindAny, mask: mAll},
+	1131:/* FunctionObject/properties/strict */ {name: ref{53963, 32}, kind: kindAlts, mask: mBool | mNull, alts: ref{313, 2}},
+	1132:/* FunctionObject/properties/strict/anyOf/0 */ {name: ref{53995, 40}, kind: kindScalar, mask: mBool},
+	1133:/* FunctionObject/properties/strict/anyOf/1 */ {name: ref{54035, 40}, kind: kindScalar, mask: mNull},
+	1134:/* FunctionShellAction/properties/commands */ {name: ref{54075, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1135},
+	1135:/* FunctionShellAction/properties/commands/items */ {name: ref{54114, 45}, kind: kindScalar, mask: mString},
+	1136:/* FunctionShellAction/properties/max_output_length */ {name: ref{54159, 48}, kind: kindAlts, mask: mInteger | mNull, alts: ref{315, 2}},
+	1137:/* FunctionShellAction/properties/max_output_length/anyOf/0 */ {name: ref{54207, 56}, kind: kindScalar, mask: mInteger},
+	1138:/* FunctionShellAction/properties/max_output_length/anyOf/1 */ {name: ref{54263, 56}, kind: kindScalar, mask: mNull},
+	1139:/* FunctionShellAction/properties/timeout_ms */ {name: ref{54319, 41}, kind: kindAlts, mask: mInteger | mNull, alts: ref{317, 2}},
+	1140:/* FunctionShellAction/properties/timeout_ms/anyOf/0 */ {name: ref{54360, 49}, kind: kindScalar, mask: mInteger},
+	1141:/* FunctionShellAction/properties/timeout_ms/anyOf/1 */ {name: ref{54409, 49}, kind: kindScalar, mask: mNull},
+	1142:/* FunctionShellActionParam/properties/commands */ {name: ref{54458, 44}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1143},
+	1143:/* FunctionShellActionParam/properties/commands/items */ {name: ref{54502, 50}, kind: kindScalar, mask: mString},
+	1144:/* FunctionShellActionParam/properties/max_output_length */ {name: ref{54552, 53}, kind: kindAlts, mask: mInteger | mNull, alts: ref{319, 2}},
+	1145:/* FunctionShellActionParam/properties/max_output_length/anyOf/0 */ {name: ref{54605, 61}, kind: kindScalar, mask: mInteger},
+	1146:/* FunctionShellActionParam/properties/max_output_length/anyOf/1 */ {name: ref{54666, 61}, kind: kindScalar, mask: mNull},
+	1147:/* FunctionShellActionParam/properties/timeout_ms */ {name: ref{54727, 46}, kind: kindAlts, mask: mInteger | mNull, alts: ref{321, 2}},
+	1148:/* FunctionShellActionParam/properties/timeout_ms/anyOf/0 */ {name: ref{54773, 54}, kind: kindScalar, mask: mInteger},
+	1149:/* FunctionShellActionParam/properties/timeout_ms/anyOf/1 */ {name: ref{54827, 54}, kind: kindScalar, mask: mNull},
+	1150:/* FunctionShellCall/properties/action */ {name: ref{54881, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{323, 2}},
+	1151:/* FunctionShellCall/properties/action/anyOf/1 */ {name: ref{54916, 43}, kind: kindScalar, mask: mNull},
+	1152:/* FunctionShellCall/properties/call_id */ {name: ref{54959, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1153:/* FunctionShellCall/properties/caller */ {name: ref{54995, 35}, kind: kindAlts, mask: mNull | mObject, alts: ref{325, 2}},
+	1154:/* FunctionShellCall/properties/caller/anyOf/1 */ {name: ref{55030, 43}, kind: kindScalar, mask: mNull},
+	1155:/* FunctionShellCall/properties/created_by */ {name: ref{55073, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1156:/* FunctionShellCall/properties/environment */ {name: ref{55112, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{327, 2}},
+	1157:/* FunctionShellCall/properties/environment/anyOf/0 */ {name: ref{55152, 48}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{319, 2}},
+	1158:/* FunctionShellCall/properties/environment/anyOf/1 */ {name: ref{55205, 48}, kind: kindScalar, mask: mNull},
+	1159:/* FunctionShellCall/properties/id */ {name: ref{55253, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1160:/* FunctionShellCall/properties/status */ {name: ref{55284, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{329, 2}},
+	1161:/* FunctionShellCall/properties/status/anyOf/1 */ {name: ref{55319, 43}, kind: kindScalar, mask: mNull},
+	1162:/* FunctionShellCall/properties/type */ {name: ref{55362, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{315, 1}},
+	1163:/* FunctionShellCallItemParam/properties/action */ {name: ref{55395, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{331, 2}},
+	1164:/* FunctionShellCallItemParam/properties/action/anyOf/1 */ {name: ref{55439, 52}, kind: kindScalar, mask: mNull},
+	1165:/* FunctionShellCallItemParam/properties/call_id */ {name: ref{55491, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1166:/* FunctionShellCallItemParam/properties/caller */ {name: ref{55536, 44}, kind: kindAlts, mask: mNull | mObject, alts: ref{333, 2}},
+	1167:/* FunctionShellCallItemParam/properties/caller/anyOf/1 */ {name: ref{55580, 52}, kind: kindScalar, mask: mNull},
+	1168:/* FunctionShellCallItemParam/properties/environment */ {name: ref{55632, 49}, kind: kindAlts, mask: mNull | mObject, alts: ref{335, 2}},
+	1169:/* FunctionShellCallItemParam/properties/environment/anyOf/0 */ {name: ref{55681, 57}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{321, 2}},
+	1170:/* FunctionShellCallItemParam/properties/environment/anyOf/1 */ {name: ref{55738, 57}, kind: kindScalar, mask: mNull},
+	1171:/* FunctionShellCallItemParam/properties/id */ {name: ref{55795, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{337, 2}},
+	1172:/* FunctionShellCallItemParam/properties/id/anyOf/0 */ {name: ref{55835, 48}, kind: kindScalar, mask: mString},
+	1173:/* FunctionShellCallItemParam/properties/id/anyOf/1 */ {name: ref{55883, 48}, kind: kindScalar, mask: mNull},
+	1174:/* FunctionShellCallItemParam/properties/status */ {name: ref{55931, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{339, 2}},
+	1175:/* FunctionShellCallItemParam/properties/status/anyOf/1 */ {name: ref{55975, 52}, kind: kindScalar, mask: mNull},
+	1176:/* FunctionShellCallItemParam/properties/type */ {name: ref{56027, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{316, 1}},
+	1177:/* FunctionShellCallOutput/properties/call_id */ {name: ref{56069, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1178:/* FunctionShellCallOutput/properties/caller */ {name: ref{56111, 41}, kind: kindAlts, mask: mNull | mObject, alts: ref{341, 2}},
+	1179:/* FunctionShellCallOutput/properties/caller/anyOf/1 */ {name: ref{56152, 49}, kind: kindScalar, mask: mNull},
+	1180:/* FunctionShellCallOutput/properties/created_by */ {name: ref{56201, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1181:/* FunctionShellCallOutput/properties/id */ {name: ref{56246, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1182:/* FunctionShellCallOutput/properties/max_output_length */ {name: ref{56283, 52}, kind: kindAlts, mask: mInteger | mNull, alts: ref{343, 2}},
+	1183:/* FunctionShellCallOutput/properties/max_output_length/anyOf/0 */ {name: ref{56335, 60}, kind: kindScalar, mask: mInteger},
+	1184:/* FunctionShellCallOutput/properties/max_output_length/anyOf/1 */ {name: ref{56395, 60}, kind: kindScalar, mask: mNull},
+	1185:/* FunctionShellCallOutput/properties/output */ {name: ref{56455, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 144},
+	1186:/* FunctionShellCallOutput/properties/status */ {name: ref{56496, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{345, 2}},
+	1187:/* FunctionShellCallOutput/properties/status/anyOf/1 */ {name: ref{56537, 49}, kind: kindScalar, mask: mNull},
+	1188:/* FunctionShellCallOutput/properties/type */ {name: ref{56586, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{317, 1}},
+	1189:/* FunctionShellCallOutputContent/properties/created_by */ {name: ref{56625, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1190:/* FunctionShellCallOutputContent/properties/outcome */ {name: ref{56677, 49}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{323, 2}},
+	1191:/* FunctionShellCallOutputContent/properties/stderr */ {name: ref{56726, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1192:/* FunctionShellCallOutputContent/properties/stdout */ {name: ref{56774, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1193:/* FunctionShellCallOutputContentParam/properties/outcome */ {name: ref{56822, 54}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{347, 2}},
+	1194:/* FunctionShellCallOutputContentParam/properties/outcome/anyOf/1 */ {name: ref{56876, 62}, kind: kindScalar, mask: mNull},
+	1195:/* FunctionShellCallOutputContentParam/properties/stderr */ {name: ref{56938, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1196:/* FunctionShellCallOutputContentParam/properties/stdout */ {name: ref{56991, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1197:/* FunctionShellCallOutputExitOutcome/properties/exit_code */ {name: ref{57044, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1198:/* FunctionShellCallOutputExitOutcome/properties/type */ {name: ref{57099, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{318, 1}},
+	1199:/* FunctionShellCallOutputExitOutcomeParam/properties/exit_code */ {name: ref{57149, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1200:/* FunctionShellCallOutputExitOutcomeParam/properties/type */ {name: ref{57209, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{319, 1}},
+	1201:/* FunctionShellCallOutputItemParam/properties/call_id */ {name: ref{57264, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1202:/* FunctionShellCallOutputItemParam/properties/caller */ {name: ref{57315, 50}, kind: kindAlts, mask: mNull | mObject, alts: ref{349, 2}},
+	1203:/* FunctionShellCallOutputItemParam/properties/caller/anyOf/1 */ {name: ref{57365, 58}, kind: kindScalar, mask: mNull},
+	1204:/* FunctionShellCallOutputItemParam/properties/id */ {name: ref{57423, 46}, kind: kindAlts, mask: mNull | mString, alts: ref{351, 2}},
+	1205:/* FunctionShellCallOutputItemParam/properties/id/anyOf/0 */ {name: ref{57469, 54}, kind: kindScalar, mask: mString},
+	1206:/* FunctionShellCallOutputItemParam/properties/id/anyOf/1 */ {name: ref{57523, 54}, kind: kindScalar, mask: mNull},
+	1207:/* FunctionShellCallOutputItemParam/properties/max_output_length */ {name: ref{57577, 61}, kind: kindAlts, mask: mInteger | mNull, alts: ref{353, 2}},
+	1208:/* FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/0 */ {name: ref{57638, 69}, kind: kindScalar, mask: mInteger},
+	1209:/* FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/1 */ {name: ref{57707, 69}, kind: kindScalar, mask: mNull},
+	1210:/* FunctionShellCallOutputItemParam/properties/output */ {name: ref{57776, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 145},
+	1211:/* FunctionShellCallOutputItemParam/properties/status */ {name: ref{57826, 50}, kind: kindAlts, mask: mNull | mString, alts: ref{355, 2}},
+	1212:/* FunctionShellCallOutputItemParam/properties/status/anyOf/1 */ {name: ref{57876, 58}, kind: kindScalar, mask: mNull},
+	1213:/* FunctionShellCallOutputItemParam/properties/type */ {name: ref{57934, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{320, 1}},
+	1214:/* FunctionShellCallOutputTimeoutOutcome/properties/type */ {name: ref{57982, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{321, 1}},
+	1215:/* FunctionShellCallOutputTimeoutOutcomeParam/properties/type */ {name: ref{58035, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{322, 1}},
+	1216:/* FunctionShellToolParam/properties/allowed_callers */ {name: ref{58093, 49}, kind: kindAlts, mask: mArray | mNull, alts: ref{357, 2}},
+	1217:/* FunctionShellToolParam/properties/allowed_callers/anyOf/0 */ {name: ref{58142, 57}, kind: kindArray, mask: mArray, items: 21},
+	1218:/* FunctionShellToolParam/properties/allowed_callers/anyOf/1 */ {name: ref{58199, 57}, kind: kindScalar, mask: mNull},
+	1219:/* FunctionShellToolParam/properties/environment */ {name: ref{58256, 45}, kind: kindAlts, mask: mNull | mObject, alts: ref{359, 2}},
+	1220:/* FunctionShellToolParam/properties/environment/anyOf/0 */ {name: ref{58301, 53}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{325, 3}},
+	1221:/* FunctionShellToolParam/properties/environment/anyOf/1 */ {name: ref{58354, 53}, kind: kindScalar, mask: mNull},
+	1222:/* FunctionShellToolParam/properties/type */ {name: ref{58407, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{323, 1}},
+	1223:/* FunctionTool/properties/allowed_callers */ {name: ref{58445, 39}, kind: kindAlts, mask: mArray | mNull, alts: ref{361, 2}},
+	1224:/* FunctionTool/properties/allowed_callers/anyOf/0 */ {name: ref{58484, 47}, kind: kindArray, mask: mArray, items: 21},
+	1225:/* FunctionTool/properties/allowed_callers/anyOf/1 */ {name: ref{58531, 47}, kind: kindScalar, mask: mNull},
+	1226:/* FunctionTool/properties/defer_loading */ {name: ref{58578, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1227:/* FunctionTool/properties/description */ {name: ref{58615, 35}, kind: kindAlts, mask: mNull | mString, alts: ref{363, 2}},
+	1228:/* FunctionTool/properties/description/anyOf/0 */ {name: ref{58650, 43}, kind: kindScalar, mask: mString},
+	1229:/* FunctionTool/properties/description/anyOf/1 */ {name: ref{58693, 43}, kind: kindScalar, mask: mNull},
+	1230:/* FunctionTool/properties/name */ {name: ref{58736, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1231:/* FunctionTool/properties/output_schema */ {name: ref{58764, 37}, kind: kindAny, mask: mAll},
+	1232:/* FunctionTool/properties/parameters */ {name: ref{58801, 34}, kind: kindAny, mask: mAll},
+	1233:/* FunctionTool/properties/strict */ {name: ref{58835, 30}, kind: kindAlts, mask: mBool | mNull, alts: ref{365, 2}},
+	1234:/* FunctionTool/properties/strict/anyOf/0 */ {name: ref{58865, 38}, kind: kindScalar, mask: mBool},
+	1235:/* FunctionTool/properties/strict/anyOf/1 */ {name: ref{58903, 38}, kind: kindScalar, mask: mNull},
+	1236:/* FunctionTool/properties/type */ {name: ref{58941, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{324, 1}},
+	1237:/* FunctionToolCall/properties/arguments */ {name: ref{58969, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1238:/* FunctionToolCall/properties/call_id */ {name: ref{59006, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1239:/* FunctionToolCall/properties/caller */ {name: ref{59041, 34}, kind: kindAlts, mask: mNull | mObject, alts: ref{367, 2}},
+	1240:/* FunctionToolCall/properties/caller/anyOf/1 */ {name: ref{59075, 42}, kind: kindScalar, mask: mNull},
+	1241:/* FunctionToolCall/properties/id */ {name: ref{59117, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1242:/* FunctionToolCall/properties/name */ {name: ref{59147, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1243:/* FunctionToolCall/properties/namespace */ {name: ref{59179, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1244:/* FunctionToolCall/properties/status */ {name: ref{59216, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{325, 3}},
+	1245:/* FunctionToolCall/properties/type */ {name: ref{59250, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{328, 1}},
+	1246:/* FunctionToolCallOutput/properties/call_id */ {name: ref{59282, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1247:/* FunctionToolCallOutput/properties/caller */ {name: ref{59323, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{369, 2}},
+	1248:/* FunctionToolCallOutput/properties/caller/anyOf/1 */ {name: ref{59363, 48}, kind: kindScalar, mask: mNull},
+	1249:/* FunctionToolCallOutput/properties/id */ {name: ref{59411, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1250:/* FunctionToolCallOutput/properties/name */ {name: ref{59447, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1251:/* FunctionToolCallOutput/properties/namespace */ {name: ref{59485, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1252:/* FunctionToolCallOutput/properties/output */ {name: ref{59528, 40}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{371, 3}},
+	1253:/* FunctionToolCallOutput/properties/output/oneOf/0 */ {name: ref{59568, 48}, kind: kindScalar, mask: mString},
+	1254:/* FunctionToolCallOutput/properties/output/oneOf/1 */ {name: ref{59616, 48}, kind: kindArray, mask: mArray, items: 131},
+	1255:/* FunctionToolCallOutput/properties/output/oneOf/2 */ {name: ref{59664, 48}, kind: kindScalar, mask: mNull},
+	1256:/* FunctionToolCallOutput/properties/status */ {name: ref{59712, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{329, 3}},
+	1257:/* FunctionToolCallOutput/properties/type */ {name: ref{59752, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{332, 1}},
+	1258:/* FunctionToolCallOutputResource/properties/created_by */ {name: ref{59790, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1259:/* FunctionToolCallOutputResource/properties/id */ {name: ref{59842, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1260:/* FunctionToolCallOutputResource/properties/status */ {name: ref{59886, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{374, 2}},
+	1261:/* FunctionToolCallOutputResource/properties/status/anyOf/1 */ {name: ref{59934, 56}, kind: kindScalar, mask: mNull},
+	1262:/* FunctionToolCallResource/properties/created_by */ {name: ref{59990, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1263:/* FunctionToolCallResource/properties/id */ {name: ref{60036, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1264:/* FunctionToolCallResource/properties/status */ {name: ref{60074, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{376, 2}},
+	1265:/* FunctionToolCallResource/properties/status/anyOf/1 */ {name: ref{60116, 50}, kind: kindScalar, mask: mNull},
+	1266:/* FunctionToolParam/properties/allowed_callers */ {name: ref{60166, 44}, kind: kindAlts, mask: mArray | mNull, alts: ref{378, 2}},
+	1267:/* FunctionToolParam/properties/allowed_callers/anyOf/0 */ {name: ref{60210, 52}, kind: kindArray, mask: mArray, items: 21},
+	1268:/* FunctionToolParam/properties/allowed_callers/anyOf/1 */ {name: ref{60262, 52}, kind: kindScalar, mask: mNull},
+	1269:/* FunctionToolParam/properties/defer_loading */ {name: ref{60314, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1270:/* FunctionToolParam/properties/description */ {name: ref{60356, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{380, 2}},
+	1271:/* FunctionToolParam/properties/description/anyOf/0 */ {name: ref{60396, 48}, kind: kindScalar, mask: mString},
+	1272:/* FunctionToolParam/properties/description/anyOf/1 */ {name: ref{60444, 48}, kind: kindScalar, mask: mNull},
+	1273:/* FunctionToolParam/properties/name */ {name: ref{60492, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1274:/* FunctionToolParam/properties/output_schema */ {name: ref{60525, 42}, kind: kindAny, mask: mAll},
+	1275:/* FunctionToolParam/properties/parameters */ {name: ref{60567, 39}, kind: kindAny, mask: mAll},
+	1276:/* FunctionToolParam/properties/strict */ {name: ref{60606, 35}, kind: kindAlts, mask: mBool | mNull, alts: ref{382, 2}},
+	1277:/* FunctionToolParam/properties/strict/anyOf/0 */ {name: ref{60641, 43}, kind: kindScalar, mask: mBool},
+	1278:/* FunctionToolParam/properties/strict/anyOf/1 */ {name: ref{60684, 43}, kind: kindScalar, mask: mNull},
+	1279:/* FunctionToolParam/properties/type */ {name: ref{60727, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{333, 1}},
+	1280:/* HTTPError/properties/code */ {name: ref{60760, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1281:/* HTTPError/properties/message */ {name: ref{60785, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1282:/* HTTPError/properties/type */ {name: ref{60813, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{334, 1}},
+	1283:/* HybridSearchOptions/properties/embedding_weight */ {name: ref{60838, 47}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1284:/* HybridSearchOptions/properties/text_weight */ {name: ref{60885, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1285:/* ImageGenTool/properties/action */ {name: ref{60927, 30}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{384, 2}},
+	1286:/* ImageGenTool/properties/action/anyOf/1 */ {name: ref{60957, 38}, kind: kindScalar, mask: mNull},
+	1287:/* ImageGenTool/properties/background */ {name: ref{60995, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{335, 3}},
+	1288:/* ImageGenTool/properties/input_fidelity */ {name: ref{61046, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{386, 2}},
+	1289:/* ImageGenTool/properties/input_fidelity/anyOf/1 */ {name: ref{61084, 46}, kind: kindScalar, mask: mNull},
+	1290:/* ImageGenTool/properties/input_image_mask */ {name: ref{61130, 40}, kind: kindObject, mask: mNull | mObject, props: ref{1350, 2}, nonull: true},
+	1291:/* ImageGenTool/properties/input_image_mask/properties/file_id */ {name: ref{61170, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1292:/* ImageGenTool/properties/input_image_mask/properties/image_url */ {name: ref{61229, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1293:/* ImageGenTool/properties/model */ {name: ref{61290, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1294:/* ImageGenTool/properties/moderation */ {name: ref{61319, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{338, 2}},
+	1295:/* ImageGenTool/properties/output_compression */ {name: ref{61353, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1296:/* ImageGenTool/properties/output_format */ {name: ref{61395, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{340, 3}},
+	1297:/* ImageGenTool/properties/partial_images */ {name: ref{61443, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1298:/* ImageGenTool/properties/quality */ {name: ref{61481, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{343, 4}},
+	1299:/* ImageGenTool/properties/size */ {name: ref{61512, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1300:/* ImageGenTool/properties/type */ {name: ref{61540, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{347, 1}},
+	1301:/* ImageGenToolCall/properties/id */ {name: ref{61568, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1302:/* ImageGenToolCall/properties/result */ {name: ref{61598, 34}, kind: kindAlts, mask: mNull | mString, alts: ref{388, 2}},
+	1303:/* ImageGenToolCall/properties/result/anyOf/0 */ {name: ref{61632, 42}, kind: kindScalar, mask: mString},
+	1304:/* ImageGenToolCall/properties/result/anyOf/1 */ {name: ref{61674, 42}, kind: kindScalar, mask: mNull},
+	1305:/* ImageGenToolCall/properties/status */ {name: ref{61716, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{348, 4}},
+	1306:/* ImageGenToolCall/properties/type */ {name: ref{61760, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{352, 1}},
+	1307:/* InlineSkillParam/properties/description */ {name: ref{61792, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1308:/* InlineSkillParam/properties/name */ {name: ref{61831, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1309:/* InlineSkillParam/properties/source */ {name: ref{61863, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{390, 2}},
+	1310:/* InlineSkillParam/properties/source/anyOf/1 */ {name: ref{61897, 42}, kind: kindScalar, mask: mNull},
+	1311:/* InlineSkillParam/properties/type */ {name: ref{61939, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{353, 1}},
+	1312:/* InlineSkillSourceParam/properties/data */ {name: ref{61971, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1313:/* InlineSkillSourceParam/properties/media_type */ {name: ref{62009, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{354, 1}},
+	1314:/* InlineSkillSourceParam/properties/type */ {name: ref{62068, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{355, 1}},
+	1315:/* InputFileContent/properties/detail */ {name: ref{62112, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{392, 2}},
+	1316:/* InputFileContent/properties/detail/anyOf/1 */ {name: ref{62146, 42}, kind: kindScalar, mask: mNull},
+	1317:/* InputFileContent/properties/file_data */ {name: ref{62188, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1318:/* InputFileContent/properties/file_id */ {name: ref{62225, 35}, kind: kindAlts, mask: mNull | mString, alts: ref{394, 2}},
+	1319:/* InputFileContent/properties/file_id/anyOf/0 */ {name: ref{62260, 43}, kind: kindScalar, mask: mString},
+	1320:/* InputFileContent/properties/file_id/anyOf/1 */ {name: ref{62303, 43}, kind: kindScalar, mask: mNull},
+	1321:/* InputFileContent/properties/file_url */ {name: ref{62346, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1322:/* InputFileContent/properties/filename */ {name: ref{62382, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1323:/* InputFileContent/properties/prompt_cache_breakpoint */ {name: ref{62418, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{396, 2}},
+	1324:/* InputFileContent/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{62469, 59}, kind: kindScalar, mask: mNull},
+	1325:/* InputFileContent/properties/type */ {name: ref{62528, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{356, 1}},
+	1326:/* InputFileContentParam/properties/detail */ {name: ref{62560, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{398, 2}},
+	1327:/* InputFileContentParam/properties/detail/anyOf/1 */ {name: ref{62599, 47}, kind: kindScalar, mask: mNull},
+	1328:/* InputFileContentParam/properties/file_data */ {name: ref{62646, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{400, 2}},
+	1329:/* InputFileContentParam/properties/file_data/anyOf/0 */ {name: ref{62688, 50}, kind: kindScalar, mask: mString},
+	1330:/* InputFileContentParam/properties/file_data/anyOf/1 */ {name: ref{62738, 50}, kind: kindScalar, mask: mNull},
+	1331:/* InputFileContentParam/properties/file_id */ {name: ref{62788, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{402, 2}},
+	1332:/* InputFileContentParam/properties/file_id/anyOf/0 */ {name: ref{62828, 48}, kind: kindScalar, mask: mString},
+	1333:/* InputFileContentParam/properties/file_id/anyOf/1 */ {name: ref{62876, 48}, kind: kindScalar, mask: mNull},
+	1334:/* InputFileContentParam/properties/file_url */ {name: ref{62924, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{404, 2}},
+	1335:/* InputFileContentParam/properties/file_url/anyOf/0 */ {name: ref{62965, 49}, kind: kindScalar, mask: mString},
+	1336:/* InputFileContentParam/properties/file_url/anyOf/1 */ {name: ref{63014, 49}, kind: kindScalar, mask: mNull},
+	1337:/* InputFileContentParam/properties/filename */ {name: ref{63063, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{406, 2}},
+	1338:/* InputFileContentParam/properties/filename/anyOf/0 */ {name: ref{63104, 49}, kind: kindScalar, mask: mString},
+	1339:/* InputFileContentParam/properties/filename/anyOf/1 */ {name: ref{63153, 49}, kind: kindScalar, mask: mNull},
+	1340:/* InputFileContentParam/properties/prompt_cache_breakpoint */ {name: ref{63202, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{408, 2}},
+	1341:/* InputFileContentParam/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{63258, 64}, kind: kindScalar, mask: mNull},
+	1342:/* InputFileContentParam/properties/type */ {name: ref{63322, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{357, 1}},
+	1343:/* InputImageContent/properties/detail */ {name: ref{63359, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{410, 2}},
+	1344:/* InputImageContent/properties/detail/anyOf/1 */ {name: ref{63394, 43}, kind: kindScalar, mask: mNull},
+	1345:/* InputImageContent/properties/file_id */ {name: ref{63437, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{412, 2}},
+	1346:/* InputImageContent/properties/file_id/anyOf/0 */ {name: ref{63473, 44}, kind: kindScalar, mask: mString},
+	1347:/* InputImageContent/properties/file_id/anyOf/1 */ {name: ref{63517, 44}, kind: kindScalar, mask: mNull},
+	1348:/* InputImageContent/properties/image_url */ {name: ref{63561, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{414, 2}},
+	1349:/* InputImageContent/properties/image_url/anyOf/0 */ {name: ref{63599, 46}, kind: kindScalar, mask: mString},
+	1350:/* InputImageContent/properties/image_url/anyOf/1 */ {name: ref{63645, 46}, kind: kindScalar, mask: mNull},
+	1351:/* InputImageContent/properties/prompt_cache_breakpoint */ {name: ref{63691, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{416, 2}},
+	1352:/* InputImageContent/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{63743, 60}, kind: kindScalar, mask: mNull},
+	1353:/* InputImageContent/properties/type */ {name: ref{63803, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{358, 1}},
+	1354:/* InputImageContentParamAutoParam/properties/detail */ {name: ref{63836, 49}, kind: kindAlts, mask: mNull | mString, alts: ref{418, 2}},
+	1355:/* InputImageContentParamAutoParam/properties/detail/anyOf/1 */ {name: ref{63885, 57}, kind: kindScalar, mask: mNull},
+	1356:/* InputImageContentParamAutoParam/properties/file_id */ {name: ref{63942, 50}, kind: kindAlts, mask: mNull | mString, alts: ref{420, 2}},
+	1357:/* InputImageContentParamAutoParam/properties/file_id/anyOf/0 */ {name: ref{63992, 58}, kind: kindScalar, mask: mString},
+	1358:/* InputImageContentParamAutoParam/properties/file_id/anyOf/1 */ {name: ref{64050, 58}, kind: kindScalar, mask: mNull},
+	1359:/* InputImageContentParamAutoParam/properties/image_url */ {name: ref{64108, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{422, 2}},
+	1360:/* InputImageContentParamAutoParam/properties/image_url/anyOf/0 */ {name: ref{64160, 60}, kind: kindScalar, mask: mString},
+	1361:/* InputImageContentParamAutoParam/properties/image_url/anyOf/1 */ {name: ref{64220, 60}, kind: kindScalar, mask: mNull},
+	1362:/* InputImageContentParamAutoParam/properties/prompt_cache_breakpoint */ {name: ref{64280, 66}, kind: kindAlts, mask: mNull | mObject, alts: ref{424, 2}},
+	1363:/* InputImageContentParamAutoParam/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{64346, 74}, kind: kindScalar, mask: mNull},
+	1364:/* InputImageContentParamAutoParam/properties/type */ {name: ref{64420, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{359, 1}},
+	1365:/* InputItemMessage/properties/content */ {name: ref{64467, 35}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{426, 3}},
+	1366:/* InputItemMessage/properties/content/anyOf/1 */ {name: ref{64502, 43}, kind: kindArray, mask: mArray, items: 1367},
+	1367:/* InputItemMessage/properties/content/anyOf/1/items */ {name: ref{64545, 49}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{328, 5}},
+	1368:/* InputItemMessage/properties/content/anyOf/2 */ {name: ref{64594, 43}, kind: kindScalar, mask: mNull},
+	1369:/* InputItemMessage/properties/id */ {name: ref{64637, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1370:/* InputItemMessage/properties/phase */ {name: ref{64667, 33}, kind: kindAlts, mask: mNull | mString, alts: ref{429, 2}},
+	1371:/* InputItemMessage/properties/phase/anyOf/0 */ {name: ref{64700, 41}, kind: kindScalar, mask: mString, enum: true, values: ref{360, 2}},
+	1372:/* InputItemMessage/properties/phase/anyOf/1 */ {name: ref{64741, 41}, kind: kindScalar, mask: mNull},
+	1373:/* InputItemMessage/properties/role */ {name: ref{64782, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{362, 4}},
+	1374:/* InputItemMessage/properties/status */ {name: ref{64814, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{366, 3}},
+	1375:/* InputItemMessage/properties/type */ {name: ref{64848, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{369, 1}},
+	1376:/* InputMessage/properties/content */ {name: ref{64880, 31}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{431, 2}},
+	1377:/* InputMessage/properties/content/anyOf/1 */ {name: ref{64911, 39}, kind: kindScalar, mask: mNull},
+	1378:/* InputMessage/properties/role */ {name: ref{64950, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{370, 3}},
+	1379:/* InputMessage/properties/status */ {name: ref{64978, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{373, 3}},
+	1380:/* InputMessage/properties/type */ {name: ref{65008, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{376, 1}},
+	1381:/* InputMessageResource/allOf/1/properties/id */ {name: ref{65036, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1382:/* InputParam/oneOf/0 */ {name: ref{65078, 18}, kind: kindScalar, mask: mString},
+	1383:/* InputParam/oneOf/1 */ {name: ref{65096, 18}, kind: kindArray, mask: mArray, items: 177},
+	1384:/* InputTextContent/properties/prompt_cache_breakpoint */ {name: ref{65114, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{433, 2}},
+	1385:/* InputTextContent/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{65165, 59}, kind: kindScalar, mask: mNull},
+	1386:/* InputTextContent/properties/text */ {name: ref{65224, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1387:/* InputTextContent/properties/type */ {name: ref{65256, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{377, 1}},
+	1388:/* InputTextContentParam/properties/prompt_cache_breakpoint */ {name: ref{65288, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{435, 2}},
+	1389:/* InputTextContentParam/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{65344, 64}, kind: kindScalar, mask: mNull},
+	1390:/* InputTextContentParam/properties/text */ {name: ref{65408, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1391:/* InputTextContentParam/properties/type */ {name: ref{65445, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{378, 1}},
+	1392:/* ItemMessage/properties/content */ {name: ref{65482, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1393},
+	1393:/* ItemMessage/properties/content/items */ {name: ref{65512, 36}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{333, 5}},
+	1394:/* ItemMessage/properties/phase */ {name: ref{65548, 28}, kind: kindAlts, mask: mNull | mString, alts: ref{437, 2}},
+	1395:/* ItemMessage/properties/phase/anyOf/1 */ {name: ref{65576, 36}, kind: kindScalar, mask: mNull},
+	1396:/* ItemMessage/properties/role */ {name: ref{65612, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{379, 4}},
+	1397:/* ItemMessage/properties/status */ {name: ref{65639, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{383, 3}},
+	1398:/* ItemMessage/properties/type */ {name: ref{65668, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{386, 1}},
+	1399:/* ItemReferenceParam/properties/id */ {name: ref{65695, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1400:/* ItemReferenceParam/properties/type */ {name: ref{65727, 34}, kind: kindAlts, mask: mNull | mString, alts: ref{439, 2}},
+	1401:/* ItemReferenceParam/properties/type/anyOf/0 */ {name: ref{65761, 42}, kind: kindScalar, mask: mString, enum: true, values: ref{387, 1}},
+	1402:/* ItemReferenceParam/properties/type/anyOf/1 */ {name: ref{65803, 42}, kind: kindScalar, mask: mNull},
+	1403:/* ItemResourceMessage/properties/content */ {name: ref{65845, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1404},
+	1404:/* ItemResourceMessage/properties/content/items */ {name: ref{65883, 44}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{338, 5}},
+	1405:/* ItemResourceMessage/properties/id */ {name: ref{65927, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1406:/* ItemResourceMessage/properties/role */ {name: ref{65960, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{388, 4}},
+	1407:/* ItemResourceMessage/properties/status */ {name: ref{65995, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{392, 3}},
+	1408:/* ItemResourceMessage/properties/type */ {name: ref{66032, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{395, 1}},
+	1409:/* KeyPressAction/properties/keys */ {name: ref{66067, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1410},
+	1410:/* KeyPressAction/properties/keys/items */ {name: ref{66097, 36}, kind: kindScalar, mask: mString},
+	1411:/* KeyPressAction/properties/type */ {name: ref{66133, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{396, 1}},
+	1412:/* LocalEnvironmentParam/properties/skills */ {name: ref{66163, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 197},
+	1413:/* LocalEnvironmentParam/properties/type */ {name: ref{66202, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{397, 1}},
+	1414:/* LocalEnvironmentResource/properties/type */ {name: ref{66239, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{398, 1}},
+	1415:/* LocalShellExecAction/properties/command */ {name: ref{66279, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1416},
+	1416:/* LocalShellExecAction/properties/command/items */ {name: ref{66318, 45}, kind: kindScalar, mask: mString},
+	1417:/* LocalShellExecAction/properties/env */ {name: ref{66363, 35}, kind: kindAny, mask: mAll},
+	1418:/* LocalShellExecAction/properties/timeout_ms */ {name: ref{66398, 42}, kind: kindAlts, mask: mInteger | mNull, alts: ref{441, 2}},
+	1419:/* LocalShellExecAction/properties/timeout_ms/anyOf/0 */ {name: ref{66440, 50}, kind: kindScalar, mask: mInteger},
+	1420:/* LocalShellExecAction/properties/timeout_ms/anyOf/1 */ {name: ref{66490, 50}, kind: kindScalar, mask: mNull},
+	1421:/* LocalShellExecAction/properties/type */ {name: ref{66540, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{399, 1}},
+	1422:/* LocalShellExecAction/properties/user */ {name: ref{66580, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{443, 2}},
+	1423:/* LocalShellExecAction/properties/user/anyOf/0 */ {name: ref{66616, 44}, kind: kindScalar, mask: mString},
+	1424:/* LocalShellExecAction/properties/user/anyOf/1 */ {name: ref{66660, 44}, kind: kindScalar, mask: mNull},
+	1425:/* LocalShellExecAction/properties/working_directory */ {name: ref{66704, 49}, kind: kindAlts, mask: mNull | mString, alts: ref{445, 2}},
+	1426:/* LocalShellExecAction/properties/working_directory/anyOf/0 */ {name: ref{66753, 57}, kind: kindScalar, mask: mString},
+	1427:/* LocalShellExecAction/properties/working_directory/anyOf/1 */ {name: ref{66810, 57}, kind: kindScalar, mask: mNull},
+	1428:/* LocalShellToolCall/properties/action */ {name: ref{66867, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{447, 2}},
+	1429:/* LocalShellToolCall/properties/action/anyOf/1 */ {name: ref{66903, 44}, kind: kindScalar, mask: mNull},
+	1430:/* LocalShellToolCall/properties/call_id */ {name: ref{66947, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1431:/* LocalShellToolCall/properties/id */ {name: ref{66984, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1432:/* LocalShellToolCall/properties/status */ {name: ref{67016, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{400, 3}},
+	1433:/* LocalShellToolCall/properties/type */ {name: ref{67052, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{403, 1}},
+	1434:/* LocalShellToolCallOutput/properties/id */ {name: ref{67086, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1435:/* LocalShellToolCallOutput/properties/output */ {name: ref{67124, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1436:/* LocalShellToolCallOutput/properties/status */ {name: ref{67166, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{449, 2}},
+	1437:/* LocalShellToolCallOutput/properties/status/anyOf/0 */ {name: ref{67208, 50}, kind: kindScalar, mask: mString, enum: true, values: ref{404, 3}},
+	1438:/* LocalShellToolCallOutput/properties/status/anyOf/1 */ {name: ref{67258, 50}, kind: kindScalar, mask: mNull},
+	1439:/* LocalShellToolCallOutput/properties/type */ {name: ref{67308, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{407, 1}},
+	1440:/* LocalShellToolParam/properties/type */ {name: ref{67348, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{408, 1}},
+	1441:/* LocalSkillParam/properties/description */ {name: ref{67383, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1442:/* LocalSkillParam/properties/name */ {name: ref{67421, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1443:/* LocalSkillParam/properties/path */ {name: ref{67452, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1444:/* LogProb/properties/bytes */ {name: ref{67483, 24}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1445},
+	1445:/* LogProb/properties/bytes/items */ {name: ref{67507, 30}, kind: kindScalar, mask: mInteger},
+	1446:/* LogProb/properties/logprob */ {name: ref{67537, 26}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1447:/* LogProb/properties/token */ {name: ref{67563, 24}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1448:/* LogProb/properties/top_logprobs */ {name: ref{67587, 31}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 369},
+	1449:/* MCPApprovalRequest/properties/arguments */ {name: ref{67618, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1450:/* MCPApprovalRequest/properties/id */ {name: ref{67657, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1451:/* MCPApprovalRequest/properties/name */ {name: ref{67689, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1452:/* MCPApprovalRequest/properties/server_label */ {name: ref{67723, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1453:/* MCPApprovalRequest/properties/type */ {name: ref{67765, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{409, 1}},
+	1454:/* MCPApprovalResponse/properties/approval_request_id */ {name: ref{67799, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1455:/* MCPApprovalResponse/properties/approve */ {name: ref{67849, 38}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1456:/* MCPApprovalResponse/properties/id */ {name: ref{67887, 33}, kind: kindAlts, mask: mNull | mString, alts: ref{451, 2}},
+	1457:/* MCPApprovalResponse/properties/id/anyOf/0 */ {name: ref{67920, 41}, kind: kindScalar, mask: mString},
+	1458:/* MCPApprovalResponse/properties/id/anyOf/1 */ {name: ref{67961, 41}, kind: kindScalar, mask: mNull},
+	1459:/* MCPApprovalResponse/properties/reason */ {name: ref{68002, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{453, 2}},
+	1460:/* MCPApprovalResponse/properties/reason/anyOf/0 */ {name: ref{68039, 45}, kind: kindScalar, mask: mString},
+	1461:/* MCPApprovalResponse/properties/reason/anyOf/1 */ {name: ref{68084, 45}, kind: kindScalar, mask: mNull},
+	1462:/* MCPApprovalResponse/properties/type */ {name: ref{68129, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{410, 1}},
+	1463:/* MCPApprovalResponseResource/properties/approval_request_id */ {name: ref{68164, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1464:/* MCPApprovalResponseResource/properties/approve */ {name: ref{68222, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1465:/* MCPApprovalResponseResource/properties/id */ {name: ref{68268, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1466:/* MCPApprovalResponseResource/properties/reason */ {name: ref{68309, 45}, kind: kindAlts, mask: mNull | mString, alts: ref{455, 2}},
+	1467:/* MCPApprovalResponseResource/properties/reason/anyOf/0 */ {name: ref{68354, 53}, kind: kindScalar, mask: mString},
+	1468:/* MCPApprovalResponseResource/properties/reason/anyOf/1 */ {name: ref{68407, 53}, kind: kindScalar, mask: mNull},
+	1469:/* MCPApprovalResponseResource/properties/type */ {name: ref{68460, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{411, 1}},
+	1470:/* MCPListTools/properties/error */ {name: ref{68503, 29}, kind: kindAlts, mask: mNull | mString, alts: ref{457, 2}},
+	1471:/* MCPListTools/properties/error/anyOf/0 */ {name: ref{68532, 37}, kind: kindScalar, mask: mString},
+	1472:/* MCPListTools/properties/error/anyOf/1 */ {name: ref{68569, 37}, kind: kindScalar, mask: mNull},
+	1473:/* MCPListTools/properties/id */ {name: ref{68606, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1474:/* MCPListTools/properties/server_label */ {name: ref{68632, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1475:/* MCPListTools/properties/tools */ {name: ref{68668, 29}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 203},
+	1476:/* MCPListTools/properties/type */ {name: ref{68697, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{412, 1}},
+	1477:/* MCPListToolsTool/properties/annotations */ {name: ref{68725, 39}, kind: kindAny, mask: mAll},
+	1478:/* MCPListToolsTool/properties/description */ {name: ref{68764, 39}, kind: kindAlts, mask: mNull | mString, alts: ref{459, 2}},
+	1479:/* MCPListToolsTool/properties/description/anyOf/0 */ {name: ref{68803, 47}, kind: kindScalar, mask: mString},
+	1480:/* MCPListToolsTool/properties/description/anyOf/1 */ {name: ref{68850, 47}, kind: kindScalar, mask: mNull},
+	1481:/* MCPListToolsTool/properties/input_schema */ {name: ref{68897, 40}, kind: kindAny, mask: mAll},
+	1482:/* MCPListToolsTool/properties/name */ {name: ref{68937, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1483:/* MCPProtocolError/properties/code */ {name: ref{68969, 32}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1484:/* MCPProtocolError/properties/message */ {name: ref{69001, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1485:/* MCPProtocolError/properties/type */ {name: ref{69036, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{413, 1}},
+	1486:/* MCPTool/properties/allowed_callers */ {name: ref{69068, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{461, 2}},
+	1487:/* MCPTool/properties/allowed_callers/anyOf/0 */ {name: ref{69102, 42}, kind: kindArray, mask: mArray, items: 21},
+	1488:/* MCPTool/properties/allowed_callers/anyOf/1 */ {name: ref{69144, 42}, kind: kindScalar, mask: mNull},
+	1489:/* MCPTool/properties/allowed_tools */ {name: ref{69186, 32}, kind: kindAlts, mask: mArray | mNull | mObject, alts: ref{463, 2}},
+	1490:/* MCPTool/properties/allowed_tools/anyOf/0 */ {name: ref{69218, 40}, kind: kindAlts, mask: mArray | mObject, alts: ref{465, 2}},
+	1491:/* MCPTool/properties/allowed_tools/anyOf/0/oneOf/0 */ {name: ref{69258, 48}, kind: kindArray, mask: mArray, items: 1492},
+	1492:/* MCPTool/properties/allowed_tools/anyOf/0/oneOf/0/items */ {name: ref{69306, 54}, kind: kindScalar, mask: mString},
+	1493:/* MCPTool/properties/allowed_tools/anyOf/1 */ {name: ref{69360, 40}, kind: kindScalar, mask: mNull},
+	1494:/* MCPTool/properties/authorization */ {name: ref{69400, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1495:/* MCPTool/properties/connector_id */ {name: ref{69432, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{414, 8}},
+	1496:/* MCPTool/properties/defer_loading */ {name: ref{69631, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1497:/* MCPTool/properties/headers */ {name: ref{69663, 26}, kind: kindAny, mask: mAll},
+	1498:/* MCPTool/properties/require_approval */ {name: ref{69689, 35}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{467, 2}},
+	1499:/* MCPTool/properties/require_approval/anyOf/0 */ {name: ref{69724, 43}, kind: kindAlts, mask: mObject | mString, alts: ref{469, 2}},
+	1500:/* MCPTool/properties/require_approval/anyOf/0/oneOf/0 */ {name: ref{69767, 51}, kind: kindObject, mask: mObject, props: ref{1352, 2}},
+	1501:/* MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always */ {name: ref{69829, 69}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{471, 2}},
+	1502:/* MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always/anyOf/1 */ {name: ref{69898, 77}, kind: kindScalar, mask: mNull},
+	1503:/* MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never */ {name: ref{69975, 68}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{473, 2}},
+	1504:/* MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never/anyOf/1 */ {name: ref{70043, 76}, kind: kindScalar, mask: mNull},
+	1505:/* MCPTool/properties/require_approval/anyOf/0/oneOf/1 */ {name: ref{70119, 51}, kind: kindScalar, mask: mString, enum: true, values: ref{422, 2}},
+	1506:/* MCPTool/properties/require_approval/anyOf/1 */ {name: ref{70170, 43}, kind: kindScalar, mask: mNull},
+	1507:/* MCPTool/properties/server_description */ {name: ref{70213, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1508:/* MCPTool/properties/server_label */ {name: ref{70250, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1509:/* MCPTool/properties/server_url */ {name: ref{70281, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1510:/* MCPTool/properties/tunnel_id */ {name: ref{70310, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1511:/* MCPTool/properties/type */ {name: ref{70338, 23}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{424, 1}},
+	1512:/* MCPToolCall/properties/approval_request_id */ {name: ref{70361, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{475, 2}},
+	1513:/* MCPToolCall/properties/approval_request_id/anyOf/0 */ {name: ref{70403, 50}, kind: kindScalar, mask: mString},
+	1514:/* MCPToolCall/properties/approval_request_id/anyOf/1 */ {name: ref{70453, 50}, kind: kindScalar, mask: mNull},
+	1515:/* MCPToolCall/properties/arguments */ {name: ref{70503, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1516:/* MCPToolCall/properties/error */ {name: ref{70535, 28}, kind: kindAlts, mask: mNull | mObject, alts: ref{477, 2}},
+	1517:/* MCPToolCall/properties/error/anyOf/1 */ {name: ref{70563, 36}, kind: kindScalar, mask: mNull},
+	1518:/* MCPToolCall/properties/id */ {name: ref{70599, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1519:/* MCPToolCall/properties/name */ {name: ref{70624, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1520:/* MCPToolCall/properties/output */ {name: ref{70651, 29}, kind: kindAlts, mask: mNull | mString, alts: ref{479, 2}},
+	1521:/* MCPToolCall/properties/output/anyOf/0 */ {name: ref{70680, 37}, kind: kindScalar, mask: mString},
+	1522:/* MCPToolCall/properties/output/anyOf/1 */ {name: ref{70717, 37}, kind: kindScalar, mask: mNull},
+	1523:/* MCPToolCall/properties/server_label */ {name: ref{70754, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1524:/* MCPToolCall/properties/status */ {name: ref{70789, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{481, 2}},
+	1525:/* MCPToolCall/properties/status/anyOf/1 */ {name: ref{70818, 37}, kind: kindScalar, mask: mNull},
+	1526:/* MCPToolCall/properties/type */ {name: ref{70855, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{425, 1}},
+	1527:/* MCPToolExecutionError/properties/content */ {name: ref{70882, 40}, kind: kindAny, mask: mAll},
+	1528:/* MCPToolExecutionError/properties/type */ {name: ref{70922, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{426, 1}},
+	1529:/* MCPToolFilter/properties/read_only */ {name: ref{70959, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1530:/* MCPToolFilter/properties/tool_names */ {name: ref{70993, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1531},
+	1531:/* MCPToolFilter/properties/tool_names/items */ {name: ref{71028, 41}, kind: kindScalar, mask: mString},
+	1532:/* Message/properties/content */ {name: ref{71069, 26}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1533},
+	1533:/* Message/properties/content/items */ {name: ref{71095, 32}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{343, 9}},
+	1534:/* Message/properties/id */ {name: ref{71139, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1535:/* Message/properties/phase */ {name: ref{71160, 24}, kind: kindAlts, mask: mNull | mString, alts: ref{483, 2}},
+	1536:/* Message/properties/phase/anyOf/1 */ {name: ref{71184, 32}, kind: kindScalar, mask: mNull},
+	1537:/* Message/properties/role */ {name: ref{71216, 23}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{485, 2}},
+	1538:/* Message/properties/role/anyOf/1 */ {name: ref{71239, 31}, kind: kindScalar, mask: mNull},
+	1539:/* Message/properties/status */ {name: ref{71270, 25}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{487, 2}},
+	1540:/* Message/properties/status/anyOf/1 */ {name: ref{71295, 33}, kind: kindScalar, mask: mNull},
+	1541:/* Message/properties/type */ {name: ref{71328, 23}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{427, 1}},
+	1542:/* ModelResponseProperties/properties/top_logprobs */ {name: ref{71351, 47}, kind: kindAlts, mask: mInteger | mNull, alts: ref{489, 2}},
+	1543:/* ModelResponseProperties/properties/top_logprobs/anyOf/0 */ {name: ref{71398, 55}, kind: kindScalar, mask: mInteger},
+	1544:/* ModelResponseProperties/properties/top_logprobs/anyOf/1 */ {name: ref{71453, 55}, kind: kindScalar, mask: mNull},
+	1545:/* Moderation/properties/input */ {name: ref{71508, 27}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{352, 2}},
+	1546:/* Moderation/properties/output */ {name: ref{71552, 28}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{354, 2}},
+	1547:/* ModerationConfigParam/properties/mode */ {name: ref{71580, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{491, 2}},
+	1548:/* ModerationConfigParam/properties/mode/anyOf/1 */ {name: ref{71617, 45}, kind: kindScalar, mask: mNull},
+	1549:/* ModerationErrorBody/properties/code */ {name: ref{71662, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1550:/* ModerationErrorBody/properties/message */ {name: ref{71697, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1551:/* ModerationErrorBody/properties/type */ {name: ref{71735, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{428, 1}},
+	1552:/* ModerationParam/properties/model */ {name: ref{71770, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1553:/* ModerationParam/properties/policy */ {name: ref{71802, 33}, kind: kindAlts, mask: mNull | mObject, alts: ref{493, 2}},
+	1554:/* ModerationParam/properties/policy/anyOf/1 */ {name: ref{71835, 41}, kind: kindScalar, mask: mNull},
+	1555:/* ModerationPolicyParam/properties/input */ {name: ref{71876, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{495, 2}},
+	1556:/* ModerationPolicyParam/properties/input/anyOf/1 */ {name: ref{71914, 46}, kind: kindScalar, mask: mNull},
+	1557:/* ModerationPolicyParam/properties/output */ {name: ref{71960, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{497, 2}},
+	1558:/* ModerationPolicyParam/properties/output/anyOf/1 */ {name: ref{71999, 47}, kind: kindScalar, mask: mNull},
+	1559:/* ModerationResultBody/properties/categories */ {name: ref{72046, 42}, kind: kindAny, mask: mAll},
+	1560:/* ModerationResultBody/properties/category_applied_input_types */ {name: ref{72088, 60}, kind: kindAny, mask: mAll},
+	1561:/* ModerationResultBody/properties/category_scores */ {name: ref{72148, 47}, kind: kindAny, mask: mAll},
+	1562:/* ModerationResultBody/properties/flagged */ {name: ref{72195, 39}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1563:/* ModerationResultBody/properties/model */ {name: ref{72234, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1564:/* ModerationResultBody/properties/type */ {name: ref{72271, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{429, 1}},
+	1565:/* MoveParam/properties/keys */ {name: ref{72307, 25}, kind: kindAlts, mask: mArray | mNull, alts: ref{499, 2}},
+	1566:/* MoveParam/properties/keys/anyOf/0 */ {name: ref{72332, 33}, kind: kindArray, mask: mArray, items: 1567},
+	1567:/* MoveParam/properties/keys/anyOf/0/items */ {name: ref{72365, 39}, kind: kindScalar, mask: mString},
+	1568:/* MoveParam/properties/keys/anyOf/1 */ {name: ref{72404, 33}, kind: kindScalar, mask: mNull},
+	1569:/* MoveParam/properties/type */ {name: ref{72437, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{430, 1}},
+	1570:/* MoveParam/properties/x */ {name: ref{72462, 22}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1571:/* MoveParam/properties/y */ {name: ref{72484, 22}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1572:/* NamespaceToolParam/properties/description */ {name: ref{72506, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1573:/* NamespaceToolParam/properties/name */ {name: ref{72547, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1574:/* NamespaceToolParam/properties/tools */ {name: ref{72581, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1575},
+	1575:/* NamespaceToolParam/properties/tools/items */ {name: ref{72616, 41}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{356, 2}},
+	1576:/* NamespaceToolParam/properties/type */ {name: ref{72657, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{431, 1}},
+	1577:/* OutputMessage/properties/content */ {name: ref{72691, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 233},
+	1578:/* OutputMessage/properties/role */ {name: ref{72723, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{432, 1}},
+	1579:/* OutputMessage/properties/status */ {name: ref{72752, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{433, 3}},
+	1580:/* OutputMessage/properties/type */ {name: ref{72783, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{436, 1}},
+	1581:/* OutputTextContent/properties/annotations */ {name: ref{72812, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2},
+	1582:/* OutputTextContent/properties/logprobs */ {name: ref{72852, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 198},
+	1583:/* OutputTextContent/properties/text */ {name: ref{72889, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1584:/* OutputTextContent/properties/type */ {name: ref{72922, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{437, 1}},
+	1585:/* PredictionContent/properties/content */ {name: ref{72955, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{501, 3}},
+	1586:/* PredictionContent/properties/content/oneOf/0 */ {name: ref{72991, 44}, kind: kindScalar, mask: mString},
+	1587:/* PredictionContent/properties/content/oneOf/1 */ {name: ref{73035, 44}, kind: kindArray, mask: mArray, items: 44},
+	1588:/* PredictionContent/properties/content/oneOf/2 */ {name: ref{73079, 44}, kind: kindScalar, mask: mNull},
+	1589:/* PredictionContent/properties/type */ {name: ref{73123, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{438, 1}},
+	1590:/* Program/properties/call_id */ {name: ref{73156, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1591:/* Program/properties/code */ {name: ref{73182, 23}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1592:/* Program/properties/fingerprint */ {name: ref{73205, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1593:/* Program/properties/id */ {name: ref{73235, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1594:/* Program/properties/type */ {name: ref{73256, 23}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{439, 1}},
+	1595:/* ProgramItemParam/properties/call_id */ {name: ref{73279, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1596:/* ProgramItemParam/properties/code */ {name: ref{73314, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1597:/* ProgramItemParam/properties/fingerprint */ {name: ref{73346, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1598:/* ProgramItemParam/properties/id */ {name: ref{73385, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1599:/* ProgramItemParam/properties/type */ {name: ref{73415, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{440, 1}},
+	1600:/* ProgramOutput/properties/call_id */ {name: ref{73447, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1601:/* ProgramOutput/properties/id */ {name: ref{73479, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1602:/* ProgramOutput/properties/result */ {name: ref{73506, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1603:/* ProgramOutput/properties/status */ {name: ref{73537, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{504, 2}},
+	1604:/* ProgramOutput/properties/status/anyOf/1 */ {name: ref{73568, 39}, kind: kindScalar, mask: mNull},
+	1605:/* ProgramOutput/properties/type */ {name: ref{73607, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{441, 1}},
+	1606:/* ProgramOutputItemParam/properties/call_id */ {name: ref{73636, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1607:/* ProgramOutputItemParam/properties/id */ {name: ref{73677, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1608:/* ProgramOutputItemParam/properties/result */ {name: ref{73713, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1609:/* ProgramOutputItemParam/properties/status */ {name: ref{73753, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{506, 2}},
+	1610:/* ProgramOutputItemParam/properties/status/anyOf/1 */ {name: ref{73793, 48}, kind: kindScalar, mask: mNull},
+	1611:/* ProgramOutputItemParam/properties/type */ {name: ref{73841, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{442, 1}},
+	1612:/* ProgramToolCallCaller/properties/caller_id */ {name: ref{73879, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1613:/* ProgramToolCallCaller/properties/type */ {name: ref{73921, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{443, 1}},
+	1614:/* ProgramToolCallCallerParam/properties/caller_id */ {name: ref{73958, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1615:/* ProgramToolCallCallerParam/properties/type */ {name: ref{74005, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{444, 1}},
+	1616:/* ProgrammaticToolCallingParam/properties/type */ {name: ref{74047, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{445, 1}},
+	1617:/* Prompt/properties/id */ {name: ref{74091, 20}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1618:/* Prompt/properties/variables */ {name: ref{74111, 27}, kind: kindAny, mask: mAll},
+	1619:/* Prompt/properties/version */ {name: ref{74138, 25}, kind: kindAlts, mask: mNull | mString, alts: ref{508, 2}},
+	1620:/* Prompt/properties/version/anyOf/0 */ {name: ref{74163, 33}, kind: kindScalar, mask: mString},
+	1621:/* Prompt/properties/version/anyOf/1 */ {name: ref{74196, 33}, kind: kindScalar, mask: mNull},
+	1622:/* PromptCacheBreakpointConfig/properties/mode */ {name: ref{74229, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{446, 1}},
+	1623:/* PromptCacheBreakpointParam/properties/mode */ {name: ref{74272, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{447, 1}},
+	1624:/* PromptCacheOptions/properties/mode */ {name: ref{74314, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{510, 2}},
+	1625:/* PromptCacheOptions/properties/mode/anyOf/1 */ {name: ref{74348, 42}, kind: kindScalar, mask: mNull},
+	1626:/* PromptCacheOptions/properties/ttl */ {name: ref{74390, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{512, 2}},
+	1627:/* PromptCacheOptions/properties/ttl/anyOf/1 */ {name: ref{74423, 41}, kind: kindScalar, mask: mNull},
+	1628:/* PromptCacheOptionsParam/properties/mode */ {name: ref{74464, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{514, 2}},
+	1629:/* PromptCacheOptionsParam/properties/mode/anyOf/1 */ {name: ref{74503, 47}, kind: kindScalar, mask: mNull},
+	1630:/* PromptCacheOptionsParam/properties/ttl */ {name: ref{74550, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{516, 2}},
+	1631:/* PromptCacheOptionsParam/properties/ttl/anyOf/1 */ {name: ref{74588, 46}, kind: kindScalar, mask: mNull},
+	1632:/* RankingOptions/properties/hybrid_search */ {name: ref{74634, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{518, 2}},
+	1633:/* RankingOptions/properties/hybrid_search/anyOf/1 */ {name: ref{74673, 47}, kind: kindScalar, mask: mNull},
+	1634:/* RankingOptions/properties/ranker */ {name: ref{74720, 32}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{520, 2}},
+	1635:/* RankingOptions/properties/ranker/anyOf/1 */ {name: ref{74752, 40}, kind: kindScalar, mask: mNull},
+	1636:/* RankingOptions/properties/score_threshold */ {name: ref{74792, 41}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1637:/* Reasoning/properties/context */ {name: ref{74833, 28}, kind: kindAlts, mask: mNull | mString, alts: ref{522, 2}},
+	1638:/* Reasoning/properties/context/anyOf/0 */ {name: ref{74861, 36}, kind: kindScalar, mask: mString, enum: true, values: ref{448, 3}},
+	1639:/* Reasoning/properties/context/anyOf/1 */ {name: ref{74918, 36}, kind: kindScalar, mask: mNull},
+	1640:/* Reasoning/properties/generate_summary */ {name: ref{74954, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{524, 2}},
+	1641:/* Reasoning/properties/generate_summary/anyOf/0 */ {name: ref{74991, 45}, kind: kindScalar, mask: mString, enum: true, values: ref{451, 3}},
+	1642:/* Reasoning/properties/generate_summary/anyOf/1 */ {name: ref{75051, 45}, kind: kindScalar, mask: mNull},
+	1643:/* Reasoning/properties/mode */ {name: ref{75096, 25}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{526, 2}},
+	1644:/* Reasoning/properties/mode/anyOf/1 */ {name: ref{75121, 33}, kind: kindScalar, mask: mNull},
+	1645:/* Reasoning/properties/summary */ {name: ref{75154, 28}, kind: kindAlts, mask: mNull | mString, alts: ref{528, 2}},
+	1646:/* Reasoning/properties/summary/anyOf/0 */ {name: ref{75182, 36}, kind: kindScalar, mask: mString, enum: true, values: ref{454, 3}},
+	1647:/* Reasoning/properties/summary/anyOf/1 */ {name: ref{75218, 36}, kind: kindScalar, mask: mNull},
+	1648:/* ReasoningItem/properties/content */ {name: ref{75254, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 259},
+	1649:/* ReasoningItem/properties/encrypted_content */ {name: ref{75286, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{530, 2}},
+	1650:/* ReasoningItem/properties/encrypted_content/anyOf/0 */ {name: ref{75328, 50}, kind: kindScalar, mask: mString},
+	1651:/* ReasoningItem/properties/encrypted_content/anyOf/1 */ {name: ref{75378, 50}, kind: kindScalar, mask: mNull},
+	1652:/* ReasoningItem/properties/id */ {name: ref{75428, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1653:/* ReasoningItem/properties/status */ {name: ref{75455, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{457, 3}},
+	1654:/* ReasoningItem/properties/summary */ {name: ref{75486, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 348},
+	1655:/* ReasoningItem/properties/type */ {name: ref{75518, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{460, 1}},
+	1656:/* ReasoningTextContent/properties/text */ {name: ref{75547, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1657:/* ReasoningTextContent/properties/type */ {name: ref{75583, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{461, 1}},
+	1658:/* RefusalContent/properties/refusal */ {name: ref{75619, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1659:/* RefusalContent/properties/type */ {name: ref{75652, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{462, 1}},
+	1660:/* Response/allOf/2/properties/completed_at */ {name: ref{75682, 40}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{532, 2}},
+	1661:/* Response/allOf/2/properties/completed_at/anyOf/0 */ {name: ref{75722, 48}, kind: kindScalar, mask: mInteger | mNumber},
+	1662:/* Response/allOf/2/properties/completed_at/anyOf/1 */ {name: ref{75770, 48}, kind: kindScalar, mask: mNull},
+	1663:/* Response/allOf/2/properties/conversation */ {name: ref{75818, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{534, 2}},
+	1664:/* Response/allOf/2/properties/conversation/anyOf/1 */ {name: ref{75858, 48}, kind: kindScalar, mask: mNull},
+	1665:/* Response/allOf/2/properties/created_at */ {name: ref{75906, 38}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1666:/* Response/allOf/2/properties/id */ {name: ref{75944, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1667:/* Response/allOf/2/properties/incomplete_details */ {name: ref{75974, 46}, kind: kindAlts, mask: mNull | mObject, alts: ref{536, 2}},
+	1668:/* Response/allOf/2/properties/incomplete_details/anyOf/0 */ {name: ref{76020, 54}, kind: kindObject, mask: mObject, props: ref{1354, 1}},
+	1669:/* Response/allOf/2/properties/incomplete_details/anyOf/0/properties/reason */ {name: ref{76074, 72}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{463, 2}},
+	1670:/* Response/allOf/2/properties/incomplete_details/anyOf/1 */ {name: ref{76146, 54}, kind: kindScalar, mask: mNull},
+	1671:/* Response/allOf/2/properties/instructions */ {name: ref{76200, 40}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{538, 2}},
+	1672:/* Response/allOf/2/properties/instructions/anyOf/0 */ {name: ref{76240, 48}, kind: kindAlts, mask: mArray | mString, alts: ref{540, 2}},
+	1673:/* Response/allOf/2/properties/instructions/anyOf/0/oneOf/0 */ {name: ref{76288, 56}, kind: kindScalar, mask: mString},
+	1674:/* Response/allOf/2/properties/instructions/anyOf/0/oneOf/1 */ {name: ref{76344, 56}, kind: kindArray, mask: mArray, items: 177},
+	1675:/* Response/allOf/2/properties/instructions/anyOf/1 */ {name: ref{76400, 48}, kind: kindScalar, mask: mNull},
+	1676:/* Response/allOf/2/properties/max_output_tokens */ {name: ref{76448, 45}, kind: kindAlts, mask: mInteger | mNull, alts: ref{542, 2}},
+	1677:/* Response/allOf/2/properties/max_output_tokens/anyOf/0 */ {name: ref{76493, 53}, kind: kindScalar, mask: mInteger},
+	1678:/* Response/allOf/2/properties/max_output_tokens/anyOf/1 */ {name: ref{76546, 53}, kind: kindScalar, mask: mNull},
+	1679:/* Response/allOf/2/properties/moderation */ {name: ref{76599, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{544, 2}},
+	1680:/* Response/allOf/2/properties/moderation/anyOf/1 */ {name: ref{76637, 46}, kind: kindScalar, mask: mNull},
+	1681:/* Response/allOf/2/properties/object */ {name: ref{76683, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{465, 1}},
+	1682:/* Response/allOf/2/properties/output */ {name: ref{76717, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 231},
+	1683:/* Response/allOf/2/properties/output_text */ {name: ref{76751, 39}, kind: kindAlts, mask: mNull | mString, alts: ref{546, 2}},
+	1684:/* Response/allOf/2/properties/output_text/anyOf/0 */ {name: ref{76790, 47}, kind: kindScalar, mask: mString},
+	1685:/* Response/allOf/2/properties/output_text/anyOf/1 */ {name: ref{76837, 47}, kind: kindScalar, mask: mNull},
+	1686:/* Response/allOf/2/properties/parallel_tool_calls */ {name: ref{76884, 47}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1687:/* Response/allOf/2/properties/prompt_cache_options */ {name: ref{76931, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{548, 2}},
+	1688:/* Response/allOf/2/properties/prompt_cache_options/anyOf/1 */ {name: ref{76979, 56}, kind: kindScalar, mask: mNull},
+	1689:/* Response/allOf/2/properties/reasoning */ {name: ref{77035, 37}, kind: kindAlts, mask: mNull | mObject, alts: ref{550, 2}},
+	1690:/* Response/allOf/2/properties/reasoning/anyOf/1 */ {name: ref{77072, 45}, kind: kindScalar, mask: mNull},
+	1691:/* Response/allOf/2/properties/status */ {name: ref{77117, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{466, 6}},
+	1692:/* Response/allOf/2/properties/truncation */ {name: ref{77166, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{552, 2}},
+	1693:/* Response/allOf/2/properties/truncation/anyOf/0 */ {name: ref{77204, 46}, kind: kindScalar, mask: mString, enum: true, values: ref{472, 2}},
+	1694:/* Response/allOf/2/properties/truncation/anyOf/1 */ {name: ref{77250, 46}, kind: kindScalar, mask: mNull},
+	1695:/* Response/allOf/2/properties/usage */ {name: ref{77296, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{554, 2}},
+	1696:/* Response/allOf/2/properties/usage/anyOf/1 */ {name: ref{77329, 41}, kind: kindScalar, mask: mNull},
+	1697:/* ResponseAudioDeltaEvent/properties/delta */ {name: ref{77370, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1698:/* ResponseAudioDeltaEvent/properties/sequence_number */ {name: ref{77410, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1699:/* ResponseAudioDeltaEvent/properties/type */ {name: ref{77460, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{474, 1}},
+	1700:/* ResponseAudioDoneEvent/properties/sequence_number */ {name: ref{77499, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1701:/* ResponseAudioDoneEvent/properties/type */ {name: ref{77548, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{475, 1}},
+	1702:/* ResponseAudioTranscriptDeltaEvent/properties/delta */ {name: ref{77586, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1703:/* ResponseAudioTranscriptDeltaEvent/properties/sequence_number */ {name: ref{77636, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1704:/* ResponseAudioTranscriptDeltaEvent/properties/type */ {name: ref{77696, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{476, 1}},
+	1705:/* ResponseAudioTranscriptDoneEvent/properties/sequence_number */ {name: ref{77745, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1706:/* ResponseAudioTranscriptDoneEvent/properties/type */ {name: ref{77804, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{477, 1}},
+	1707:/* ResponseCodeInterpreterCallCodeDeltaEvent/properties/delta */ {name: ref{77852, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1708:/* ResponseCodeInterpreterCallCodeDeltaEvent/properties/item_id */ {name: ref{77910, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1709:/* ResponseCodeInterpreterCallCodeDeltaEvent/properties/output_index */ {name: ref{77970, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1710:/* ResponseCodeInterpreterCallCodeDeltaEvent/properties/sequence_number */ {name: ref{78035, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1711:/* ResponseCodeInterpreterCallCodeDeltaEvent/properties/type */ {name: ref{78103, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{478, 1}},
+	1712:/* ResponseCodeInterpreterCallCodeDoneEvent/properties/code */ {name: ref{78160, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1713:/* ResponseCodeInterpreterCallCodeDoneEvent/properties/item_id */ {name: ref{78216, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1714:/* ResponseCodeInterpreterCallCodeDoneEvent/properties/output_index */ {name: ref{78275, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1715:/* ResponseCodeInterpreterCallCodeDoneEvent/properties/sequence_number */ {name: ref{78339, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1716:/* ResponseCodeInterpreterCallCodeDoneEvent/properties/type */ {name: ref{78406, 56}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{479, 1}},
+	1717:/* ResponseCodeInterpreterCallCompletedEvent/properties/item_id */ {name: ref{78462, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1718:/* ResponseCodeInterpreterCallCompletedEvent/properties/output_index */ {name: ref{78522, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1719:/* ResponseCodeInterpreterCallCompletedEvent/properties/sequence_number */ {name: ref{78587, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1720:/* ResponseCodeInterpreterCallCompletedEvent/properties/type */ {name: ref{78655, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{480, 1}},
+	1721:/* ResponseCodeInterpreterCallInProgressEvent/properties/item_id */ {name: ref{78712, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1722:/* ResponseCodeInterpreterCallInProgressEvent/properties/output_index */ {name: ref{78773, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1723:/* ResponseCodeInterpreterCallInProgressEvent/properties/sequence_number */ {name: ref{78839, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1724:/* ResponseCodeInterpreterCallInProgressEvent/properties/type */ {name: ref{78908, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{481, 1}},
+	1725:/* ResponseCodeInterpreterCallInterpretingEvent/properties/item_id */ {name: ref{78966, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1726:/* ResponseCodeInterpreterCallInterpretingEvent/properties/output_index */ {name: ref{79029, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1727:/* ResponseCodeInterpreterCallInterpretingEvent/properties/sequence_number */ {name: ref{79097, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1728:/* ResponseCodeInterpreterCallInterpretingEvent/properties/type */ {name: ref{79168, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{482, 1}},
+	1729:/* ResponseCompletedEvent/properties/response */ {name: ref{79228, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{556, 2}},
+	1730:/* ResponseCompletedEvent/properties/response/anyOf/1 */ {name: ref{79270, 50}, kind: kindScalar, mask: mNull},
+	1731:/* ResponseCompletedEvent/properties/sequence_number */ {name: ref{79320, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1732:/* ResponseCompletedEvent/properties/type */ {name: ref{79369, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{483, 1}},
+	1733:/* ResponseContentPartAddedEvent/properties/content_index */ {name: ref{79407, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1734:/* ResponseContentPartAddedEvent/properties/item_id */ {name: ref{79461, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1735:/* ResponseContentPartAddedEvent/properties/output_index */ {name: ref{79509, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1736:/* ResponseContentPartAddedEvent/properties/part */ {name: ref{79562, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{558, 2}},
+	1737:/* ResponseContentPartAddedEvent/properties/part/anyOf/1 */ {name: ref{79607, 53}, kind: kindScalar, mask: mNull},
+	1738:/* ResponseContentPartAddedEvent/properties/sequence_number */ {name: ref{79660, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1739:/* ResponseContentPartAddedEvent/properties/type */ {name: ref{79716, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{484, 1}},
+	1740:/* ResponseContentPartDoneEvent/properties/content_index */ {name: ref{79761, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1741:/* ResponseContentPartDoneEvent/properties/item_id */ {name: ref{79814, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1742:/* ResponseContentPartDoneEvent/properties/output_index */ {name: ref{79861, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1743:/* ResponseContentPartDoneEvent/properties/part */ {name: ref{79913, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{560, 2}},
+	1744:/* ResponseContentPartDoneEvent/properties/part/anyOf/1 */ {name: ref{79957, 52}, kind: kindScalar, mask: mNull},
+	1745:/* ResponseContentPartDoneEvent/properties/sequence_number */ {name: ref{80009, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1746:/* ResponseContentPartDoneEvent/properties/type */ {name: ref{80064, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{485, 1}},
+	1747:/* ResponseConversation/properties/id */ {name: ref{80108, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1748:/* ResponseCreatedEvent/properties/response */ {name: ref{80142, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{562, 2}},
+	1749:/* ResponseCreatedEvent/properties/response/anyOf/1 */ {name: ref{80182, 48}, kind: kindScalar, mask: mNull},
+	1750:/* ResponseCreatedEvent/properties/sequence_number */ {name: ref{80230, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1751:/* ResponseCreatedEvent/properties/type */ {name: ref{80277, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{486, 1}},
+	1752:/* ResponseCustomToolCallInputDeltaEvent/properties/delta */ {name: ref{80313, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1753:/* ResponseCustomToolCallInputDeltaEvent/properties/item_id */ {name: ref{80367, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1754:/* ResponseCustomToolCallInputDeltaEvent/properties/output_index */ {name: ref{80423, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1755:/* ResponseCustomToolCallInputDeltaEvent/properties/sequence_number */ {name: ref{80484, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1756:/* ResponseCustomToolCallInputDeltaEvent/properties/type */ {name: ref{80548, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{487, 1}},
+	1757:/* ResponseCustomToolCallInputDoneEvent/properties/input */ {name: ref{80601, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1758:/* ResponseCustomToolCallInputDoneEvent/properties/item_id */ {name: ref{80654, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1759:/* ResponseCustomToolCallInputDoneEvent/properties/output_index */ {name: ref{80709, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1760:/* ResponseCustomToolCallInputDoneEvent/properties/sequence_number */ {name: ref{80769, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1761:/* ResponseCustomToolCallInputDoneEvent/properties/type */ {name: ref{80832, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{488, 1}},
+	1762:/* ResponseError/properties/code */ {name: ref{80884, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{564, 2}},
+	1763:/* ResponseError/properties/code/anyOf/1 */ {name: ref{80913, 37}, kind: kindScalar, mask: mNull},
+	1764:/* ResponseError/properties/message */ {name: ref{80950, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1765:/* ResponseErrorEvent/properties/code */ {name: ref{80982, 34}, kind: kindAlts, mask: mNull | mString, alts: ref{566, 2}},
+	1766:/* ResponseErrorEvent/properties/code/anyOf/0 */ {name: ref{81016, 42}, kind: kindScalar, mask: mString},
+	1767:/* ResponseErrorEvent/properties/code/anyOf/1 */ {name: ref{81058, 42}, kind: kindScalar, mask: mNull},
+	1768:/* ResponseErrorEvent/properties/message */ {name: ref{81100, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1769:/* ResponseErrorEvent/properties/param */ {name: ref{81137, 35}, kind: kindAlts, mask: mNull | mString, alts: ref{568, 2}},
+	1770:/* ResponseErrorEvent/properties/param/anyOf/0 */ {name: ref{81172, 43}, kind: kindScalar, mask: mString},
+	1771:/* ResponseErrorEvent/properties/param/anyOf/1 */ {name: ref{81215, 43}, kind: kindScalar, mask: mNull},
+	1772:/* ResponseErrorEvent/properties/sequence_number */ {name: ref{81258, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1773:/* ResponseErrorEvent/properties/type */ {name: ref{81303, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{489, 1}},
+	1774:/* ResponseFailedEvent/properties/response */ {name: ref{81337, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{570, 2}},
+	1775:/* ResponseFailedEvent/properties/response/anyOf/1 */ {name: ref{81376, 47}, kind: kindScalar, mask: mNull},
+	1776:/* ResponseFailedEvent/properties/sequence_number */ {name: ref{81423, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1777:/* ResponseFailedEvent/properties/type */ {name: ref{81469, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{490, 1}},
+	1778:/* ResponseFileSearchCallCompletedEvent/properties/item_id */ {name: ref{81504, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1779:/* ResponseFileSearchCallCompletedEvent/properties/output_index */ {name: ref{81559, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1780:/* ResponseFileSearchCallCompletedEvent/properties/sequence_number */ {name: ref{81619, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1781:/* ResponseFileSearchCallCompletedEvent/properties/type */ {name: ref{81682, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{491, 1}},
+	1782:/* ResponseFileSearchCallInProgressEvent/properties/item_id */ {name: ref{81734, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1783:/* ResponseFileSearchCallInProgressEvent/properties/output_index */ {name: ref{81790, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1784:/* ResponseFileSearchCallInProgressEvent/properties/sequence_number */ {name: ref{81851, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1785:/* ResponseFileSearchCallInProgressEvent/properties/type */ {name: ref{81915, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{492, 1}},
+	1786:/* ResponseFileSearchCallSearchingEvent/properties/item_id */ {name: ref{81968, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1787:/* ResponseFileSearchCallSearchingEvent/properties/output_index */ {name: ref{82023, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1788:/* ResponseFileSearchCallSearchingEvent/properties/sequence_number */ {name: ref{82083, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1789:/* ResponseFileSearchCallSearchingEvent/properties/type */ {name: ref{82146, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{493, 1}},
+	1790:/* ResponseFormatJsonObject/properties/type */ {name: ref{82198, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{494, 1}},
+	1791:/* ResponseFormatJsonSchema/properties/json_schema */ {name: ref{82238, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1355, 4}, nonull: true, nreq: 1},
+	1792:/* ResponseFormatJsonSchema/properties/json_schema/properties/description */ {name: ref{82285, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1793:/* ResponseFormatJsonSchema/properties/json_schema/properties/name */ {name: ref{82355, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1794:/* ResponseFormatJsonSchema/properties/json_schema/properties/schema */ {name: ref{82418, 65}, kind: kindAny, mask: mAll},
+	1795:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict */ {name: ref{82483, 65}, kind: kindAlts, mask: mBool | mNull, alts: ref{572, 2}},
+	1796:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0 */ {name: ref{82548, 73}, kind: kindScalar, mask: mBool},
+	1797:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1 */ {name: ref{82621, 73}, kind: kindScalar, mask: mNull},
+	1798:/* ResponseFormatJsonSchema/properties/type */ {name: ref{82694, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{495, 1}},
+	1799:/* ResponseFormatText/properties/type */ {name: ref{82734, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{496, 1}},
+	1800:/* ResponseFunctionCallArgumentsDeltaEvent/properties/delta */ {name: ref{82768, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1801:/* ResponseFunctionCallArgumentsDeltaEvent/properties/item_id */ {name: ref{82824, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1802:/* ResponseFunctionCallArgumentsDeltaEvent/properties/output_index */ {name: ref{82882, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1803:/* ResponseFunctionCallArgumentsDeltaEvent/properties/sequence_number */ {name: ref{82945, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1804:/* ResponseFunctionCallArgumentsDeltaEvent/properties/type */ {name: ref{83011, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{497, 1}},
+	1805:/* ResponseFunctionCallArgumentsDoneEvent/properties/arguments */ {name: ref{83066, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1806:/* ResponseFunctionCallArgumentsDoneEvent/properties/item_id */ {name: ref{83125, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1807:/* ResponseFunctionCallArgumentsDoneEvent/properties/name */ {name: ref{83182, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1808:/* ResponseFunctionCallArgumentsDoneEvent/properties/output_index */ {name: ref{83236, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1809:/* ResponseFunctionCallArgumentsDoneEvent/properties/sequence_number */ {name: ref{83298, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1810:/* ResponseFunctionCallArgumentsDoneEvent/properties/type */ {name: ref{83363, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{498, 1}},
+	1811:/* ResponseImageGenCallCompletedEvent/properties/item_id */ {name: ref{83417, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1812:/* ResponseImageGenCallCompletedEvent/properties/output_index */ {name: ref{83470, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1813:/* ResponseImageGenCallCompletedEvent/properties/sequence_number */ {name: ref{83528, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1814:/* ResponseImageGenCallCompletedEvent/properties/type */ {name: ref{83589, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{499, 1}},
+	1815:/* ResponseImageGenCallGeneratingEvent/properties/item_id */ {name: ref{83639, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1816:/* ResponseImageGenCallGeneratingEvent/properties/output_index */ {name: ref{83693, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1817:/* ResponseImageGenCallGeneratingEvent/properties/sequence_number */ {name: ref{83752, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1818:/* ResponseImageGenCallGeneratingEvent/properties/type */ {name: ref{83814, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{500, 1}},
+	1819:/* ResponseImageGenCallInProgressEvent/properties/item_id */ {name: ref{83865, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1820:/* ResponseImageGenCallInProgressEvent/properties/output_index */ {name: ref{83919, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1821:/* ResponseImageGenCallInProgressEvent/properties/sequence_number */ {name: ref{83978, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1822:/* ResponseImageGenCallInProgressEvent/properties/type */ {name: ref{84040, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{501, 1}},
+	1823:/* ResponseImageGenCallPartialImageEvent/properties/background */ {name: ref{84091, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1824:/* ResponseImageGenCallPartialImageEvent/properties/item_id */ {name: ref{84150, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1825:/* ResponseImageGenCallPartialImageEvent/properties/output_format */ {name: ref{84206, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1826:/* ResponseImageGenCallPartialImageEvent/properties/output_index */ {name: ref{84268, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1827:/* ResponseImageGenCallPartialImageEvent/properties/partial_image_b64 */ {name: ref{84329, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1828:/* ResponseImageGenCallPartialImageEvent/properties/partial_image_index */ {name: ref{84395, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1829:/* ResponseImageGenCallPartialImageEvent/properties/quality */ {name: ref{84463, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1830:/* ResponseImageGenCallPartialImageEvent/properties/sequence_number */ {name: ref{84519, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1831:/* ResponseImageGenCallPartialImageEvent/properties/size */ {name: ref{84583, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1832:/* ResponseImageGenCallPartialImageEvent/properties/type */ {name: ref{84636, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{502, 1}},
+	1833:/* ResponseInProgressEvent/properties/response */ {name: ref{84689, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{574, 2}},
+	1834:/* ResponseInProgressEvent/properties/response/anyOf/1 */ {name: ref{84732, 51}, kind: kindScalar, mask: mNull},
+	1835:/* ResponseInProgressEvent/properties/sequence_number */ {name: ref{84783, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1836:/* ResponseInProgressEvent/properties/type */ {name: ref{84833, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{503, 1}},
+	1837:/* ResponseIncompleteEvent/properties/response */ {name: ref{84872, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{576, 2}},
+	1838:/* ResponseIncompleteEvent/properties/response/anyOf/1 */ {name: ref{84915, 51}, kind: kindScalar, mask: mNull},
+	1839:/* ResponseIncompleteEvent/properties/sequence_number */ {name: ref{84966, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1840:/* ResponseIncompleteEvent/properties/type */ {name: ref{85016, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{504, 1}},
+	1841:/* ResponseItemList/properties/data */ {name: ref{85055, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 188},
+	1842:/* ResponseItemList/properties/first_id */ {name: ref{85087, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1843:/* ResponseItemList/properties/has_more */ {name: ref{85123, 36}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1844:/* ResponseItemList/properties/last_id */ {name: ref{85159, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1845:/* ResponseItemList/properties/object */ {name: ref{85194, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{505, 1}},
+	1846:/* ResponseLogProb/properties/logprob */ {name: ref{85228, 34}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1847:/* ResponseLogProb/properties/token */ {name: ref{85262, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1848:/* ResponseLogProb/properties/top_logprobs */ {name: ref{85294, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1849},
+	1849:/* ResponseLogProb/properties/top_logprobs/items */ {name: ref{85333, 45}, kind: kindObject, mask: mObject, props: ref{1359, 2}},
+	1850:/* ResponseLogProb/properties/top_logprobs/items/properties/logprob */ {name: ref{85378, 64}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1851:/* ResponseLogProb/properties/top_logprobs/items/properties/token */ {name: ref{85442, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1852:/* ResponseMCPCallArgumentsDeltaEvent/properties/delta */ {name: ref{85504, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1853:/* ResponseMCPCallArgumentsDeltaEvent/properties/item_id */ {name: ref{85555, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1854:/* ResponseMCPCallArgumentsDeltaEvent/properties/output_index */ {name: ref{85608, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1855:/* ResponseMCPCallArgumentsDeltaEvent/properties/sequence_number */ {name: ref{85666, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1856:/* ResponseMCPCallArgumentsDeltaEvent/properties/type */ {name: ref{85727, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{506, 1}},
+	1857:/* ResponseMCPCallArgumentsDoneEvent/properties/arguments */ {name: ref{85777, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1858:/* ResponseMCPCallArgumentsDoneEvent/properties/item_id */ {name: ref{85831, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1859:/* ResponseMCPCallArgumentsDoneEvent/properties/output_index */ {name: ref{85883, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1860:/* ResponseMCPCallArgumentsDoneEvent/properties/sequence_number */ {name: ref{85940, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1861:/* ResponseMCPCallArgumentsDoneEvent/properties/type */ {name: ref{86000, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{507, 1}},
+	1862:/* ResponseMCPCallCompletedEvent/properties/item_id */ {name: ref{86049, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1863:/* ResponseMCPCallCompletedEvent/properties/output_index */ {name: ref{86097, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1864:/* ResponseMCPCallCompletedEvent/properties/sequence_number */ {name: ref{86150, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1865:/* ResponseMCPCallCompletedEvent/properties/type */ {name: ref{86206, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{508, 1}},
+	1866:/* ResponseMCPCallFailedEvent/properties/item_id */ {name: ref{86251, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1867:/* ResponseMCPCallFailedEvent/properties/output_index */ {name: ref{86296, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1868:/* ResponseMCPCallFailedEvent/properties/sequence_number */ {name: ref{86346, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1869:/* ResponseMCPCallFailedEvent/properties/type */ {name: ref{86399, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{509, 1}},
+	1870:/* ResponseMCPCallInProgressEvent/properties/item_id */ {name: ref{86441, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1871:/* ResponseMCPCallInProgressEvent/properties/output_index */ {name: ref{86490, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1872:/* ResponseMCPCallInProgressEvent/properties/sequence_number */ {name: ref{86544, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1873:/* ResponseMCPCallInProgressEvent/properties/type */ {name: ref{86601, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{510, 1}},
+	1874:/* ResponseMCPListToolsCompletedEvent/properties/item_id */ {name: ref{86647, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1875:/* ResponseMCPListToolsCompletedEvent/properties/output_index */ {name: ref{86700, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1876:/* ResponseMCPListToolsCompletedEvent/properties/sequence_number */ {name: ref{86758, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1877:/* ResponseMCPListToolsCompletedEvent/properties/type */ {name: ref{86819, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{511, 1}},
+	1878:/* ResponseMCPListToolsFailedEvent/properties/item_id */ {name: ref{86869, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1879:/* ResponseMCPListToolsFailedEvent/properties/output_index */ {name: ref{86919, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1880:/* ResponseMCPListToolsFailedEvent/properties/sequence_number */ {name: ref{86974, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1881:/* ResponseMCPListToolsFailedEvent/properties/type */ {name: ref{87032, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{512, 1}},
+	1882:/* ResponseMCPListToolsInProgressEvent/properties/item_id */ {name: ref{87079, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1883:/* ResponseMCPListToolsInProgressEvent/properties/output_index */ {name: ref{87133, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1884:/* ResponseMCPListToolsInProgressEvent/properties/sequence_number */ {name: ref{87192, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1885:/* ResponseMCPListToolsInProgressEvent/properties/type */ {name: ref{87254, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{513, 1}},
+	1886:/* ResponseModalities/items */ {name: ref{87305, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{514, 2}},
+	1887:/* ResponseOutputItemAddedEvent/properties/item */ {name: ref{87329, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{578, 2}},
+	1888:/* ResponseOutputItemAddedEvent/properties/item/anyOf/1 */ {name: ref{87373, 52}, kind: kindScalar, mask: mNull},
+	1889:/* ResponseOutputItemAddedEvent/properties/output_index */ {name: ref{87425, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1890:/* ResponseOutputItemAddedEvent/properties/sequence_number */ {name: ref{87477, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1891:/* ResponseOutputItemAddedEvent/properties/type */ {name: ref{87532, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{516, 1}},
+	1892:/* ResponseOutputItemDoneEvent/properties/item */ {name: ref{87576, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{580, 2}},
+	1893:/* ResponseOutputItemDoneEvent/properties/item/anyOf/1 */ {name: ref{87619, 51}, kind: kindScalar, mask: mNull},
+	1894:/* ResponseOutputItemDoneEvent/properties/output_index */ {name: ref{87670, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1895:/* ResponseOutputItemDoneEvent/properties/sequence_number */ {name: ref{87721, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1896:/* ResponseOutputItemDoneEvent/properties/type */ {name: ref{87775, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{517, 1}},
+	1897:/* ResponseOutputTextAnnotationAddedEvent/properties/annotation */ {name: ref{87818, 60}, kind: kindAlts, mask: mNull | mObject, alts: ref{582, 2}},
+	1898:/* ResponseOutputTextAnnotationAddedEvent/properties/annotation/anyOf/1 */ {name: ref{87878, 68}, kind: kindScalar, mask: mNull},
+	1899:/* ResponseOutputTextAnnotationAddedEvent/properties/annotation_index */ {name: ref{87946, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1900:/* ResponseOutputTextAnnotationAddedEvent/properties/content_index */ {name: ref{88012, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1901:/* ResponseOutputTextAnnotationAddedEvent/properties/item_id */ {name: ref{88075, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1902:/* ResponseOutputTextAnnotationAddedEvent/properties/output_index */ {name: ref{88132, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1903:/* ResponseOutputTextAnnotationAddedEvent/properties/sequence_number */ {name: ref{88194, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1904:/* ResponseOutputTextAnnotationAddedEvent/properties/type */ {name: ref{88259, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{518, 1}},
+	1905:/* ResponseQueuedEvent/properties/response */ {name: ref{88313, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{584, 2}},
+	1906:/* ResponseQueuedEvent/properties/response/anyOf/1 */ {name: ref{88352, 47}, kind: kindScalar, mask: mNull},
+	1907:/* ResponseQueuedEvent/properties/sequence_number */ {name: ref{88399, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1908:/* ResponseQueuedEvent/properties/type */ {name: ref{88445, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{519, 1}},
+	1909:/* ResponseReasoningSummaryPartAddedEvent/properties/item_id */ {name: ref{88480, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1910:/* ResponseReasoningSummaryPartAddedEvent/properties/output_index */ {name: ref{88537, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1911:/* ResponseReasoningSummaryPartAddedEvent/properties/part */ {name: ref{88599, 54}, kind: kindObject, mask: mNull | mObject, props: ref{1361, 2}, nonull: true, nreq: 2},
+	1912:/* ResponseReasoningSummaryPartAddedEvent/properties/part/properties/text */ {name: ref{88653, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1913:/* ResponseReasoningSummaryPartAddedEvent/properties/part/properties/type */ {name: ref{88723, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{520, 1}},
+	1914:/* ResponseReasoningSummaryPartAddedEvent/properties/sequence_number */ {name: ref{88793, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1915:/* ResponseReasoningSummaryPartAddedEvent/properties/summary_index */ {name: ref{88858, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1916:/* ResponseReasoningSummaryPartAddedEvent/properties/type */ {name: ref{88921, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{521, 1}},
+	1917:/* ResponseReasoningSummaryPartDoneEvent/properties/item_id */ {name: ref{88975, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1918:/* ResponseReasoningSummaryPartDoneEvent/properties/output_index */ {name: ref{89031, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1919:/* ResponseReasoningSummaryPartDoneEvent/properties/part */ {name: ref{89092, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1363, 2}, nonull: true, nreq: 2},
+	1920:/* ResponseReasoningSummaryPartDoneEvent/properties/part/properties/text */ {name: ref{89145, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1921:/* ResponseReasoningSummaryPartDoneEvent/properties/part/properties/type */ {name: ref{89214, 69}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{522, 1}},
+	1922:/* ResponseReasoningSummaryPartDoneEvent/properties/sequence_number */ {name: ref{89283, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1923:/* ResponseReasoningSummaryPartDoneEvent/properties/status */ {name: ref{89347, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{523, 1}},
+	1924:/* ResponseReasoningSummaryPartDoneEvent/properties/summary_index */ {name: ref{89402, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1925:/* ResponseReasoningSummaryPartDoneEvent/properties/type */ {name: ref{89464, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{524, 1}},
+	1926:/* ResponseReasoningSummaryTextDeltaEvent/properties/delta */ {name: ref{89517, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1927:/* ResponseReasoningSummaryTextDeltaEvent/properties/item_id */ {name: ref{89572, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1928:/* ResponseReasoningSummaryTextDeltaEvent/properties/output_index */ {name: ref{89629, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1929:/* ResponseReasoningSummaryTextDeltaEvent/properties/sequence_number */ {name: ref{89691, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1930:/* ResponseReasoningSummaryTextDeltaEvent/properties/summary_index */ {name: ref{89756, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1931:/* ResponseReasoningSummaryTextDeltaEvent/properties/type */ {name: ref{89819, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{525, 1}},
+	1932:/* ResponseReasoningSummaryTextDoneEvent/properties/item_id */ {name: ref{89873, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1933:/* ResponseReasoningSummaryTextDoneEvent/properties/output_index */ {name: ref{89929, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1934:/* ResponseReasoningSummaryTextDoneEvent/properties/sequence_number */ {name: ref{89990, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1935:/* ResponseReasoningSummaryTextDoneEvent/properties/summary_index */ {name: ref{90054, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1936:/* ResponseReasoningSummaryTextDoneEvent/properties/text */ {name: ref{90116, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1937:/* ResponseReasoningSummaryTextDoneEvent/properties/type */ {name: ref{90169, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{526, 1}},
+	1938:/* ResponseReasoningTextDeltaEvent/properties/content_index */ {name: ref{90222, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1939:/* ResponseReasoningTextDeltaEvent/properties/delta */ {name: ref{90278, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1940:/* ResponseReasoningTextDeltaEvent/properties/item_id */ {name: ref{90326, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1941:/* ResponseReasoningTextDeltaEvent/properties/output_index */ {name: ref{90376, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1942:/* ResponseReasoningTextDeltaEvent/properties/sequence_number */ {name: ref{90431, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1943:/* ResponseReasoningTextDeltaEvent/properties/type */ {name: ref{90489, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{527, 1}},
+	1944:/* ResponseReasoningTextDoneEvent/properties/content_index */ {name: ref{90536, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1945:/* ResponseReasoningTextDoneEvent/properties/item_id */ {name: ref{90591, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1946:/* ResponseReasoningTextDoneEvent/properties/output_index */ {name: ref{90640, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1947:/* ResponseReasoningTextDoneEvent/properties/sequence_number */ {name: ref{90694, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1948:/* ResponseReasoningTextDoneEvent/properties/text */ {name: ref{90751, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1949:/* ResponseReasoningTextDoneEvent/properties/type */ {name: ref{90797, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{528, 1}},
+	1950:/* ResponseRefusalDeltaEvent/properties/content_index */ {name: ref{90843, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1951:/* ResponseRefusalDeltaEvent/properties/delta */ {name: ref{90893, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1952:/* ResponseRefusalDeltaEvent/properties/item_id */ {name: ref{90935, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1953:/* ResponseRefusalDeltaEvent/properties/output_index */ {name: ref{90979, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1954:/* ResponseRefusalDeltaEvent/properties/sequence_number */ {name: ref{91028, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1955:/* ResponseRefusalDeltaEvent/properties/type */ {name: ref{91080, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{529, 1}},
+	1956:/* ResponseRefusalDoneEvent/properties/content_index */ {name: ref{91121, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1957:/* ResponseRefusalDoneEvent/properties/item_id */ {name: ref{91170, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1958:/* ResponseRefusalDoneEvent/properties/output_index */ {name: ref{91213, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1959:/* ResponseRefusalDoneEvent/properties/refusal */ {name: ref{91261, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1960:/* ResponseRefusalDoneEvent/properties/sequence_number */ {name: ref{91304, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1961:/* ResponseRefusalDoneEvent/properties/type */ {name: ref{91355, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{530, 1}},
+	1962:/* ResponseShellCallCommandAddedStreamingEvent/properties/command */ {name: ref{91395, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1963:/* ResponseShellCallCommandAddedStreamingEvent/properties/command_index */ {name: ref{91457, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1964:/* ResponseShellCallCommandAddedStreamingEvent/properties/output_index */ {name: ref{91525, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1965:/* ResponseShellCallCommandAddedStreamingEvent/properties/sequence_number */ {name: ref{91592, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1966:/* ResponseShellCallCommandAddedStreamingEvent/properties/type */ {name: ref{91662, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{531, 1}},
+	1967:/* ResponseShellCallCommandDeltaStreamingEvent/properties/command_index */ {name: ref{91721, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1968:/* ResponseShellCallCommandDeltaStreamingEvent/properties/delta */ {name: ref{91789, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1969:/* ResponseShellCallCommandDeltaStreamingEvent/properties/obfuscation */ {name: ref{91849, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1970:/* ResponseShellCallCommandDeltaStreamingEvent/properties/output_index */ {name: ref{91915, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1971:/* ResponseShellCallCommandDeltaStreamingEvent/properties/sequence_number */ {name: ref{91982, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1972:/* ResponseShellCallCommandDeltaStreamingEvent/properties/type */ {name: ref{92052, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{532, 1}},
+	1973:/* ResponseShellCallCommandDoneStreamingEvent/properties/command */ {name: ref{92111, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1974:/* ResponseShellCallCommandDoneStreamingEvent/properties/command_index */ {name: ref{92172, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1975:/* ResponseShellCallCommandDoneStreamingEvent/properties/output_index */ {name: ref{92239, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1976:/* ResponseShellCallCommandDoneStreamingEvent/properties/sequence_number */ {name: ref{92305, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1977:/* ResponseShellCallCommandDoneStreamingEvent/properties/type */ {name: ref{92374, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{533, 1}},
+	1978:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/command_index */ {name: ref{92432, 74}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1979:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta */ {name: ref{92506, 66}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{586, 2}},
+	1980:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta/anyOf/1 */ {name: ref{92572, 74}, kind: kindScalar, mask: mNull},
+	1981:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/item_id */ {name: ref{92646, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1982:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/output_index */ {name: ref{92714, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1983:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/sequence_number */ {name: ref{92787, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1984:/* ResponseShellCallOutputContentDeltaStreamingEvent/properties/type */ {name: ref{92863, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{534, 1}},
+	1985:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/command_index */ {name: ref{92928, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1986:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/item_id */ {name: ref{93001, 67}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1987:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/output */ {name: ref{93068, 66}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 144},
+	1988:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/output_index */ {name: ref{93134, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1989:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/sequence_number */ {name: ref{93206, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1990:/* ResponseShellCallOutputContentDoneStreamingEvent/properties/type */ {name: ref{93281, 64}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{535, 1}},
+	1991:/* ResponseStreamOptions/properties/include_obfuscation */ {name: ref{93345, 52}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1992:/* ResponseTextDeltaEvent/properties/content_index */ {name: ref{93397, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1993:/* ResponseTextDeltaEvent/properties/delta */ {name: ref{93444, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1994:/* ResponseTextDeltaEvent/properties/item_id */ {name: ref{93483, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1995:/* ResponseTextDeltaEvent/properties/logprobs */ {name: ref{93524, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 298},
+	1996:/* ResponseTextDeltaEvent/properties/output_index */ {name: ref{93566, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1997:/* ResponseTextDeltaEvent/properties/sequence_number */ {name: ref{93612, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1998:/* ResponseTextDeltaEvent/properties/type */ {name: ref{93661, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{536, 1}},
+	1999:/* ResponseTextDoneEvent/properties/content_index */ {name: ref{93699, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2000:/* ResponseTextDoneEvent/properties/item_id */ {name: ref{93745, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2001:/* ResponseTextDoneEvent/properties/logprobs */ {name: ref{93785, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 298},
+	2002:/* ResponseTextDoneEvent/properties/output_index */ {name: ref{93826, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2003:/* ResponseTextDoneEvent/properties/sequence_number */ {name: ref{93871, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2004:/* ResponseTextDoneEvent/properties/text */ {name: ref{93919, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2005:/* ResponseTextDoneEvent/properties/type */ {name: ref{93956, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{537, 1}},
+	2006:/* ResponseTextParam/properties/format */ {name: ref{93993, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{588, 2}},
+	2007:/* ResponseTextParam/properties/format/anyOf/1 */ {name: ref{94028, 43}, kind: kindScalar, mask: mNull},
+	2008:/* ResponseUsage/properties/input_tokens */ {name: ref{94071, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2009:/* ResponseUsage/properties/input_tokens_details */ {name: ref{94108, 45}, kind: kindObject, mask: mNull | mObject, props: ref{1365, 2}, nonull: true, nreq: 2},
+	2010:/* ResponseUsage/properties/input_tokens_details/properties/cache_write_tokens */ {name: ref{94153, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2011:/* ResponseUsage/properties/input_tokens_details/properties/cached_tokens */ {name: ref{94228, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2012:/* ResponseUsage/properties/output_tokens */ {name: ref{94298, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2013:/* ResponseUsage/properties/output_tokens_details */ {name: ref{94336, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1367, 1}, nonull: true, nreq: 1},
+	2014:/* ResponseUsage/properties/output_tokens_details/properties/reasoning_tokens */ {name: ref{94382, 74}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2015:/* ResponseUsage/properties/total_tokens */ {name: ref{94456, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2016:/* ResponseWebSearchCallCompletedEvent/properties/item_id */ {name: ref{94493, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2017:/* ResponseWebSearchCallCompletedEvent/properties/output_index */ {name: ref{94547, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2018:/* ResponseWebSearchCallCompletedEvent/properties/sequence_number */ {name: ref{94606, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2019:/* ResponseWebSearchCallCompletedEvent/properties/type */ {name: ref{94668, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{538, 1}},
+	2020:/* ResponseWebSearchCallInProgressEvent/properties/item_id */ {name: ref{94719, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2021:/* ResponseWebSearchCallInProgressEvent/properties/output_index */ {name: ref{94774, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2022:/* ResponseWebSearchCallInProgressEvent/properties/sequence_number */ {name: ref{94834, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2023:/* ResponseWebSearchCallInProgressEvent/properties/type */ {name: ref{94897, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{539, 1}},
+	2024:/* ResponseWebSearchCallSearchingEvent/properties/item_id */ {name: ref{94949, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2025:/* ResponseWebSearchCallSearchingEvent/properties/output_index */ {name: ref{95003, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2026:/* ResponseWebSearchCallSearchingEvent/properties/sequence_number */ {name: ref{95062, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2027:/* ResponseWebSearchCallSearchingEvent/properties/type */ {name: ref{95124, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{540, 1}},
+	2028:/* ScreenshotParam/properties/type */ {name: ref{95175, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{541, 1}},
+	2029:/* ScrollParam/properties/keys */ {name: ref{95206, 27}, kind: kindAlts, mask: mArray | mNull, alts: ref{590, 2}},
+	2030:/* ScrollParam/properties/keys/anyOf/0 */ {name: ref{95233, 35}, kind: kindArray, mask: mArray, items: 2031},
+	2031:/* ScrollParam/properties/keys/anyOf/0/items */ {name: ref{95268, 41}, kind: kindScalar, mask: mString},
+	2032:/* ScrollParam/properties/keys/anyOf/1 */ {name: ref{95309, 35}, kind: kindScalar, mask: mNull},
+	2033:/* ScrollParam/properties/scroll_x */ {name: ref{95344, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2034:/* ScrollParam/properties/scroll_y */ {name: ref{95375, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2035:/* ScrollParam/properties/type */ {name: ref{95406, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{542, 1}},
+	2036:/* ScrollParam/properties/x */ {name: ref{95433, 24}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2037:/* ScrollParam/properties/y */ {name: ref{95457, 24}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2038:/* ShellCallOutputDelta/properties/stderr */ {name: ref{95481, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2039:/* ShellCallOutputDelta/properties/stdout */ {name: ref{95519, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2040:/* SkillReferenceParam/properties/skill_id */ {name: ref{95557, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2041:/* SkillReferenceParam/properties/type */ {name: ref{95596, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{543, 1}},
+	2042:/* SkillReferenceParam/properties/version */ {name: ref{95631, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2043:/* SpecificApplyPatchParam/properties/type */ {name: ref{95669, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{544, 1}},
+	2044:/* SpecificFunctionShellParam/properties/type */ {name: ref{95708, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{545, 1}},
+	2045:/* SpecificProgrammaticToolCallingParam/properties/type */ {name: ref{95750, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{546, 1}},
+	2046:/* StopConfiguration/oneOf/0 */ {name: ref{95802, 25}, kind: kindScalar, mask: mNull | mString},
+	2047:/* StopConfiguration/oneOf/1 */ {name: ref{95827, 25}, kind: kindArray, mask: mArray, items: 2048},
+	2048:/* StopConfiguration/oneOf/1/items */ {name: ref{95852, 31}, kind: kindScalar, mask: mString},
+	2049:/* SummaryTextContent/properties/text */ {name: ref{95883, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2050:/* SummaryTextContent/properties/type */ {name: ref{95917, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{547, 1}},
+	2051:/* TextContent/properties/text */ {name: ref{95951, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2052:/* TextContent/properties/type */ {name: ref{95978, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{548, 1}},
+	2053:/* TextResponseFormatJsonSchema/properties/description */ {name: ref{96005, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2054:/* TextResponseFormatJsonSchema/properties/name */ {name: ref{96056, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2055:/* TextResponseFormatJsonSchema/properties/schema */ {name: ref{96100, 46}, kind: kindAny, mask: mAll},
+	2056:/* TextResponseFormatJsonSchema/properties/strict */ {name: ref{96146, 46}, kind: kindAlts, mask: mBool | mNull, alts: ref{592, 2}},
+	2057:/* TextResponseFormatJsonSchema/properties/strict/anyOf/0 */ {name: ref{96192, 54}, kind: kindScalar, mask: mBool},
+	2058:/* TextResponseFormatJsonSchema/properties/strict/anyOf/1 */ {name: ref{96246, 54}, kind: kindScalar, mask: mNull},
+	2059:/* TextResponseFormatJsonSchema/properties/type */ {name: ref{96300, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{549, 1}},
+	2060:/* ToolChoiceAllowed/properties/mode */ {name: ref{96344, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{550, 2}},
+	2061:/* ToolChoiceAllowed/properties/tools */ {name: ref{96377, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2062},
+	2062:/* ToolChoiceAllowed/properties/tools/items */ {name: ref{96411, 40}, kind: kindAny, mask: mAll},
+	2063:/* ToolChoiceAllowed/properties/type */ {name: ref{96451, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{552, 1}},
+	2064:/* ToolChoiceCustom/properties/name */ {name: ref{96484, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2065:/* ToolChoiceCustom/properties/type */ {name: ref{96516, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{553, 1}},
+	2066:/* ToolChoiceFunction/properties/name */ {name: ref{96548, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2067:/* ToolChoiceFunction/properties/type */ {name: ref{96582, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{554, 1}},
+	2068:/* ToolChoiceMCP/properties/name */ {name: ref{96616, 29}, kind: kindAlts, mask: mNull | mString, alts: ref{594, 2}},
+	2069:/* ToolChoiceMCP/properties/name/anyOf/0 */ {name: ref{96645, 37}, kind: kindScalar, mask: mString},
+	2070:/* ToolChoiceMCP/properties/name/anyOf/1 */ {name: ref{96682, 37}, kind: kindScalar, mask: mNull},
+	2071:/* ToolChoiceMCP/properties/server_label */ {name: ref{96719, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2072:/* ToolChoiceMCP/properties/type */ {name: ref{96756, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{555, 1}},
+	2073:/* ToolChoiceParam/oneOf/1 */ {name: ref{96785, 23}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{358, 15}},
+	2074:/* ToolChoiceTypes/properties/type */ {name: ref{96820, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{556, 8}},
+	2075:/* ToolSearchCall/properties/arguments */ {name: ref{96851, 35}, kind: kindAny, mask: mAll},
+	2076:/* ToolSearchCall/properties/call_id */ {name: ref{96886, 33}, kind: kindAlts, mask: mNull | mString, alts: ref{596, 2}},
+	2077:/* ToolSearchCall/properties/call_id/anyOf/0 */ {name: ref{96919, 41}, kind: kindScalar, mask: mString},
+	2078:/* ToolSearchCall/properties/call_id/anyOf/1 */ {name: ref{96960, 41}, kind: kindScalar, mask: mNull},
+	2079:/* ToolSearchCall/properties/created_by */ {name: ref{97001, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2080:/* ToolSearchCall/properties/execution */ {name: ref{97037, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{598, 2}},
+	2081:/* ToolSearchCall/properties/execution/anyOf/1 */ {name: ref{97072, 43}, kind: kindScalar, mask: mNull},
+	2082:/* ToolSearchCall/properties/id */ {name: ref{97115, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2083:/* ToolSearchCall/properties/status */ {name: ref{97143, 32}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{600, 2}},
+	2084:/* ToolSearchCall/properties/status/anyOf/1 */ {name: ref{97175, 40}, kind: kindScalar, mask: mNull},
+	2085:/* ToolSearchCall/properties/type */ {name: ref{97215, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{564, 1}},
+	2086:/* ToolSearchCallItemParam/properties/arguments */ {name: ref{97245, 44}, kind: kindAny, mask: mAll},
+	2087:/* ToolSearchCallItemParam/properties/call_id */ {name: ref{97289, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{602, 2}},
+	2088:/* ToolSearchCallItemParam/properties/call_id/anyOf/0 */ {name: ref{97331, 50}, kind: kindScalar, mask: mString},
+	2089:/* ToolSearchCallItemParam/properties/call_id/anyOf/1 */ {name: ref{97381, 50}, kind: kindScalar, mask: mNull},
+	2090:/* ToolSearchCallItemParam/properties/execution */ {name: ref{97431, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{604, 2}},
+	2091:/* ToolSearchCallItemParam/properties/execution/anyOf/1 */ {name: ref{97475, 52}, kind: kindScalar, mask: mNull},
+	2092:/* ToolSearchCallItemParam/properties/id */ {name: ref{97527, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{606, 2}},
+	2093:/* ToolSearchCallItemParam/properties/id/anyOf/0 */ {name: ref{97564, 45}, kind: kindScalar, mask: mString},
+	2094:/* ToolSearchCallItemParam/properties/id/anyOf/1 */ {name: ref{97609, 45}, kind: kindScalar, mask: mNull},
+	2095:/* ToolSearchCallItemParam/properties/status */ {name: ref{97654, 41}, kind: kindAlts, mask: mNull | mString, alts: ref{608, 2}},
+	2096:/* ToolSearchCallItemParam/properties/status/anyOf/1 */ {name: ref{97695, 49}, kind: kindScalar, mask: mNull},
+	2097:/* ToolSearchCallItemParam/properties/type */ {name: ref{97744, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{565, 1}},
+	2098:/* ToolSearchOutput/properties/call_id */ {name: ref{97783, 35}, kind: kindAlts, mask: mNull | mString, alts: ref{610, 2}},
+	2099:/* ToolSearchOutput/properties/call_id/anyOf/0 */ {name: ref{97818, 43}, kind: kindScalar, mask: mString},
+	2100:/* ToolSearchOutput/properties/call_id/anyOf/1 */ {name: ref{97861, 43}, kind: kindScalar, mask: mNull},
+	2101:/* ToolSearchOutput/properties/created_by */ {name: ref{97904, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2102:/* ToolSearchOutput/properties/execution */ {name: ref{97942, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{612, 2}},
+	2103:/* ToolSearchOutput/properties/execution/anyOf/1 */ {name: ref{97979, 45}, kind: kindScalar, mask: mNull},
+	2104:/* ToolSearchOutput/properties/id */ {name: ref{98024, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2105:/* ToolSearchOutput/properties/status */ {name: ref{98054, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{614, 2}},
+	2106:/* ToolSearchOutput/properties/status/anyOf/1 */ {name: ref{98088, 42}, kind: kindScalar, mask: mNull},
+	2107:/* ToolSearchOutput/properties/tools */ {name: ref{98130, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
+	2108:/* ToolSearchOutput/properties/type */ {name: ref{98163, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{566, 1}},
+	2109:/* ToolSearchOutputItemParam/properties/call_id */ {name: ref{98195, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{616, 2}},
+	2110:/* ToolSearchOutputItemParam/properties/call_id/anyOf/0 */ {name: ref{98239, 52}, kind: kindScalar, mask: mString},
+	2111:/* ToolSearchOutputItemParam/properties/call_id/anyOf/1 */ {name: ref{98291, 52}, kind: kindScalar, mask: mNull},
+	2112:/* ToolSearchOutputItemParam/properties/execution */ {name: ref{98343, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{618, 2}},
+	2113:/* ToolSearchOutputItemParam/properties/execution/anyOf/1 */ {name: ref{98389, 54}, kind: kindScalar, mask: mNull},
+	2114:/* ToolSearchOutputItemParam/properties/id */ {name: ref{98443, 39}, kind: kindAlts, mask: mNull | mString, alts: ref{620, 2}},
+	2115:/* ToolSearchOutputItemParam/properties/id/anyOf/0 */ {name: ref{98482, 47}, kind: kindScalar, mask: mString},
+	2116:/* ToolSearchOutputItemParam/properties/id/anyOf/1 */ {name: ref{98529, 47}, kind: kindScalar, mask: mNull},
+	2117:/* ToolSearchOutputItemParam/properties/status */ {name: ref{98576, 43}, kind: kindAlts, mask: mNull | mString, alts: ref{622, 2}},
+	2118:/* ToolSearchOutputItemParam/properties/status/anyOf/1 */ {name: ref{98619, 51}, kind: kindScalar, mask: mNull},
+	2119:/* ToolSearchOutputItemParam/properties/tools */ {name: ref{98670, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 352},
+	2120:/* ToolSearchOutputItemParam/properties/type */ {name: ref{98712, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{567, 1}},
+	2121:/* ToolSearchToolParam/properties/description */ {name: ref{98753, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{624, 2}},
+	2122:/* ToolSearchToolParam/properties/description/anyOf/0 */ {name: ref{98795, 50}, kind: kindScalar, mask: mString},
+	2123:/* ToolSearchToolParam/properties/description/anyOf/1 */ {name: ref{98845, 50}, kind: kindScalar, mask: mNull},
+	2124:/* ToolSearchToolParam/properties/execution */ {name: ref{98895, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{626, 2}},
+	2125:/* ToolSearchToolParam/properties/execution/anyOf/1 */ {name: ref{98935, 48}, kind: kindScalar, mask: mNull},
+	2126:/* ToolSearchToolParam/properties/parameters */ {name: ref{98983, 41}, kind: kindAny, mask: mAll},
+	2127:/* ToolSearchToolParam/properties/type */ {name: ref{99024, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{568, 1}},
+	2128:/* TopLogProb/properties/bytes */ {name: ref{99059, 27}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2129},
+	2129:/* TopLogProb/properties/bytes/items */ {name: ref{99086, 33}, kind: kindScalar, mask: mInteger},
+	2130:/* TopLogProb/properties/logprob */ {name: ref{99119, 29}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2131:/* TopLogProb/properties/token */ {name: ref{99148, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2132:/* TypeParam/properties/text */ {name: ref{99175, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2133:/* TypeParam/properties/type */ {name: ref{99200, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{569, 1}},
+	2134:/* UpdateConversationBody/properties/metadata */ {name: ref{99225, 42}, kind: kindAny, mask: mAll},
+	2135:/* UrlCitationBody/properties/end_index */ {name: ref{99267, 36}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2136:/* UrlCitationBody/properties/start_index */ {name: ref{99303, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2137:/* UrlCitationBody/properties/title */ {name: ref{99341, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2138:/* UrlCitationBody/properties/type */ {name: ref{99373, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{570, 1}},
+	2139:/* UrlCitationBody/properties/url */ {name: ref{99404, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2140:/* VoiceIdsOrCustomVoice/anyOf/1 */ {name: ref{99434, 29}, kind: kindObject, mask: mObject, props: ref{1368, 1}, nreq: 1},
+	2141:/* VoiceIdsOrCustomVoice/anyOf/1/properties/id */ {name: ref{99463, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2142:/* WaitParam/properties/type */ {name: ref{99506, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{571, 1}},
+	2143:/* WebSearchActionFind/properties/pattern */ {name: ref{99531, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2144:/* WebSearchActionFind/properties/type */ {name: ref{99569, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{572, 1}},
+	2145:/* WebSearchActionFind/properties/url */ {name: ref{99616, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2146:/* WebSearchActionOpenPage/properties/type */ {name: ref{99650, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{573, 1}},
+	2147:/* WebSearchActionOpenPage/properties/url */ {name: ref{99698, 38}, kind: kindAlts, mask: mNull | mString, alts: ref{628, 2}},
+	2148:/* WebSearchActionOpenPage/properties/url/anyOf/0 */ {name: ref{99736, 46}, kind: kindScalar, mask: mString},
+	2149:/* WebSearchActionOpenPage/properties/url/anyOf/1 */ {name: ref{99782, 46}, kind: kindScalar, mask: mNull},
+	2150:/* WebSearchActionSearch/properties/queries */ {name: ref{99828, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2151},
+	2151:/* WebSearchActionSearch/properties/queries/items */ {name: ref{99868, 46}, kind: kindScalar, mask: mString},
+	2152:/* WebSearchActionSearch/properties/query */ {name: ref{99914, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2153:/* WebSearchActionSearch/properties/sources */ {name: ref{99952, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2154},
+	2154:/* WebSearchActionSearch/properties/sources/items */ {name: ref{99992, 46}, kind: kindObject, mask: mObject, props: ref{1369, 2}, nreq: 2},
+	2155:/* WebSearchActionSearch/properties/sources/items/properties/type */ {name: ref{100038, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{574, 1}},
+	2156:/* WebSearchActionSearch/properties/sources/items/properties/url */ {name: ref{100100, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2157:/* WebSearchActionSearch/properties/type */ {name: ref{100161, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{575, 1}},
+	2158:/* WebSearchApproximateLocation/properties/city */ {name: ref{100204, 44}, kind: kindAlts, mask: mNull | mString, alts: ref{630, 2}},
+	2159:/* WebSearchApproximateLocation/properties/city/anyOf/0 */ {name: ref{100248, 52}, kind: kindScalar, mask: mString},
+	2160:/* WebSearchApproximateLocation/properties/city/anyOf/1 */ {name: ref{100300, 52}, kind: kindScalar, mask: mNull},
+	2161:/* WebSearchApproximateLocation/properties/country */ {name: ref{100352, 47}, kind: kindAlts, mask: mNull | mString, alts: ref{632, 2}},
+	2162:/* WebSearchApproximateLocation/properties/country/anyOf/0 */ {name: ref{100399, 55}, kind: kindScalar, mask: mString},
+	2163:/* WebSearchApproximateLocation/properties/country/anyOf/1 */ {name: ref{100454, 55}, kind: kindScalar, mask: mNull},
+	2164:/* WebSearchApproximateLocation/properties/region */ {name: ref{100509, 46}, kind: kindAlts, mask: mNull | mString, alts: ref{634, 2}},
+	2165:/* WebSearchApproximateLocation/properties/region/anyOf/0 */ {name: ref{100555, 54}, kind: kindScalar, mask: mString},
+	2166:/* WebSearchApproximateLocation/properties/region/anyOf/1 */ {name: ref{100609, 54}, kind: kindScalar, mask: mNull},
+	2167:/* WebSearchApproximateLocation/properties/timezone */ {name: ref{100663, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{636, 2}},
+	2168:/* WebSearchApproximateLocation/properties/timezone/anyOf/0 */ {name: ref{100711, 56}, kind: kindScalar, mask: mString},
+	2169:/* WebSearchApproximateLocation/properties/timezone/anyOf/1 */ {name: ref{100767, 56}, kind: kindScalar, mask: mNull},
+	2170:/* WebSearchApproximateLocation/properties/type */ {name: ref{100823, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{576, 1}},
+	2171:/* WebSearchLocation/properties/city */ {name: ref{100867, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2172:/* WebSearchLocation/properties/country */ {name: ref{100900, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2173:/* WebSearchLocation/properties/region */ {name: ref{100936, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2174:/* WebSearchLocation/properties/timezone */ {name: ref{100971, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2175:/* WebSearchPreviewTool/properties/search_content_types */ {name: ref{101008, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 338},
+	2176:/* WebSearchPreviewTool/properties/search_context_size */ {name: ref{101060, 51}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{638, 2}},
+	2177:/* WebSearchPreviewTool/properties/search_context_size/anyOf/1 */ {name: ref{101111, 59}, kind: kindScalar, mask: mNull},
+	2178:/* WebSearchPreviewTool/properties/type */ {name: ref{101170, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{577, 2}},
+	2179:/* WebSearchPreviewTool/properties/user_location */ {name: ref{101206, 45}, kind: kindAlts, mask: mNull | mObject, alts: ref{640, 2}},
+	2180:/* WebSearchPreviewTool/properties/user_location/anyOf/1 */ {name: ref{101251, 53}, kind: kindScalar, mask: mNull},
+	2181:/* WebSearchTool/properties/external_web_access */ {name: ref{101304, 44}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2182:/* WebSearchTool/properties/filters */ {name: ref{101348, 32}, kind: kindAlts, mask: mNull | mObject, alts: ref{642, 2}},
+	2183:/* WebSearchTool/properties/filters/anyOf/0 */ {name: ref{101380, 40}, kind: kindObject, mask: mObject, props: ref{1371, 1}},
+	2184:/* WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains */ {name: ref{101420, 67}, kind: kindAlts, mask: mArray | mNull, alts: ref{644, 2}},
+	2185:/* WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0 */ {name: ref{101487, 75}, kind: kindArray, mask: mArray, items: 2186},
+	2186:/* WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0/items */ {name: ref{101562, 81}, kind: kindScalar, mask: mString},
+	2187:/* WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/1 */ {name: ref{101643, 75}, kind: kindScalar, mask: mNull},
+	2188:/* WebSearchTool/properties/filters/anyOf/1 */ {name: ref{101718, 40}, kind: kindScalar, mask: mNull},
+	2189:/* WebSearchTool/properties/search_context_size */ {name: ref{101758, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{579, 3}},
+	2190:/* WebSearchTool/properties/type */ {name: ref{101802, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{582, 2}},
+	2191:/* WebSearchToolCall/properties/action */ {name: ref{101831, 35}, kind: kindTagged, mask: mObject, tag: ref{26, 4}, dflt: -1, cases: ref{373, 3}},
+	2192:/* WebSearchToolCall/properties/id */ {name: ref{101866, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2193:/* WebSearchToolCall/properties/status */ {name: ref{101897, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{584, 4}},
+	2194:/* WebSearchToolCall/properties/type */ {name: ref{101932, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{588, 1}},
 }
+
+var openAIProps = [...]prop{
+	{ref{15, 2}, 387, true},       // AdditionalTools.id
+	{ref{17, 4}, 388, true},       // AdditionalTools.role
+	{ref{21, 5}, 390, true},       // AdditionalTools.tools
+	{ref{26, 4}, 391, true},       // AdditionalTools.type
+	{ref{15, 2}, 392, false},      // AdditionalToolsItemParam.id
+	{ref{17, 4}, 395, true},       // AdditionalToolsItemParam.role
+	{ref{21, 5}, 396, true},       // AdditionalToolsItemParam.tools
+	{ref{26, 4}, 397, true},       // AdditionalToolsItemParam.type
+	{ref{278, 4}, 398, true},      // ApplyPatchCreateFileOperation.diff
+	{ref{282, 4}, 399, true},      // ApplyPatchCreateFileOperation.path
+	{ref{26, 4}, 400, true},       // ApplyPatchCreateFileOperation.type
+	{ref{278, 4}, 401, true},      // ApplyPatchCreateFileOperationParam.diff
+	{ref{282, 4}, 402, true},      // ApplyPatchCreateFileOperationParam.path
+	{ref{26, 4}, 403, true},       // ApplyPatchCreateFileOperationParam.type
+	{ref{282, 4}, 404, true},      // ApplyPatchDeleteFileOperation.path
+	{ref{26, 4}, 405, true},       // ApplyPatchDeleteFileOperation.type
+	{ref{282, 4}, 406, true},      // ApplyPatchDeleteFileOperationParam.path
+	{ref{26, 4}, 407, true},       // ApplyPatchDeleteFileOperationParam.type
+	{ref{458, 7}, 408, true},      // ApplyPatchToolCall.call_id
+	{ref{465, 6}, 409, false},     // ApplyPatchToolCall.caller
+	{ref{471, 10}, 411, false},    // ApplyPatchToolCall.created_by
+	{ref{15, 2}, 412, true},       // ApplyPatchToolCall.id
+	{ref{481, 9}, 413, true},      // ApplyPatchToolCall.operation
+	{ref{490, 6}, 414, true},      // ApplyPatchToolCall.status
+	{ref{26, 4}, 416, true},       // ApplyPatchToolCall.type
+	{ref{458, 7}, 417, true},      // ApplyPatchToolCallItemParam.call_id
+	{ref{465, 6}, 418, false},     // ApplyPatchToolCallItemParam.caller
+	{ref{15, 2}, 420, false},      // ApplyPatchToolCallItemParam.id
+	{ref{481, 9}, 423, true},      // ApplyPatchToolCallItemParam.operation
+	{ref{490, 6}, 425, true},      // ApplyPatchToolCallItemParam.status
+	{ref{26, 4}, 427, true},       // ApplyPatchToolCallItemParam.type
+	{ref{458, 7}, 428, true},      // ApplyPatchToolCallOutput.call_id
+	{ref{465, 6}, 429, false},     // ApplyPatchToolCallOutput.caller
+	{ref{471, 10}, 431, false},    // ApplyPatchToolCallOutput.created_by
+	{ref{15, 2}, 432, true},       // ApplyPatchToolCallOutput.id
+	{ref{547, 6}, 433, false},     // ApplyPatchToolCallOutput.output
+	{ref{490, 6}, 436, true},      // ApplyPatchToolCallOutput.status
+	{ref{26, 4}, 438, true},       // ApplyPatchToolCallOutput.type
+	{ref{458, 7}, 439, true},      // ApplyPatchToolCallOutputItemParam.call_id
+	{ref{465, 6}, 440, false},     // ApplyPatchToolCallOutputItemParam.caller
+	{ref{15, 2}, 442, false},      // ApplyPatchToolCallOutputItemParam.id
+	{ref{547, 6}, 445, false},     // ApplyPatchToolCallOutputItemParam.output
+	{ref{490, 6}, 448, true},      // ApplyPatchToolCallOutputItemParam.status
+	{ref{26, 4}, 450, true},       // ApplyPatchToolCallOutputItemParam.type
+	{ref{605, 15}, 451, false},    // ApplyPatchToolParam.allowed_callers
+	{ref{26, 4}, 454, true},       // ApplyPatchToolParam.type
+	{ref{278, 4}, 455, true},      // ApplyPatchUpdateFileOperation.diff
+	{ref{282, 4}, 456, true},      // ApplyPatchUpdateFileOperation.path
+	{ref{26, 4}, 457, true},       // ApplyPatchUpdateFileOperation.type
+	{ref{278, 4}, 458, true},      // ApplyPatchUpdateFileOperationParam.diff
+	{ref{282, 4}, 459, true},      // ApplyPatchUpdateFileOperationParam.path
+	{ref{26, 4}, 460, true},       // ApplyPatchUpdateFileOperationParam.type
+	{ref{702, 4}, 461, false},     // ApproximateLocation.city
+	{ref{706, 7}, 464, false},     // ApproximateLocation.country
+	{ref{713, 6}, 467, false},     // ApproximateLocation.region
+	{ref{719, 8}, 470, false},     // ApproximateLocation.timezone
+	{ref{26, 4}, 473, true},       // ApproximateLocation.type
+	{ref{755, 8}, 474, false},     // AutoCodeInterpreterToolParam.file_ids
+	{ref{763, 12}, 476, false},    // AutoCodeInterpreterToolParam.memory_limit
+	{ref{775, 14}, 478, false},    // AutoCodeInterpreterToolParam.network_policy
+	{ref{26, 4}, 479, true},       // AutoCodeInterpreterToolParam.type
+	{ref{858, 4}, 480, true},      // ChatCompletionAllowedTools.mode
+	{ref{21, 5}, 481, true},       // ChatCompletionAllowedTools.tools
+	{ref{894, 13}, 483, true},     // ChatCompletionAllowedToolsChoice.allowed_tools
+	{ref{26, 4}, 485, true},       // ChatCompletionAllowedToolsChoice.type
+	{ref{939, 4}, 486, true},      // ChatCompletionFunctionCallOption.name
+	{ref{966, 11}, 487, false},    // ChatCompletionFunctions.description
+	{ref{939, 4}, 488, true},      // ChatCompletionFunctions.name
+	{ref{977, 10}, 489, false},    // ChatCompletionFunctions.parameters
+	{ref{1022, 6}, 490, true},     // ChatCompletionMessageCustomToolCall.custom
+	{ref{15, 2}, 493, true},       // ChatCompletionMessageCustomToolCall.id
+	{ref{26, 4}, 494, true},       // ChatCompletionMessageCustomToolCall.type
+	{ref{1057, 8}, 495, true},     // ChatCompletionMessageToolCall.function
+	{ref{15, 2}, 498, true},       // ChatCompletionMessageToolCall.id
+	{ref{26, 4}, 499, true},       // ChatCompletionMessageToolCall.type
+	{ref{1057, 8}, 500, false},    // ChatCompletionMessageToolCallChunk.function
+	{ref{15, 2}, 503, false},      // ChatCompletionMessageToolCallChunk.id
+	{ref{1099, 5}, 504, true},     // ChatCompletionMessageToolCallChunk.index
+	{ref{26, 4}, 505, false},      // ChatCompletionMessageToolCallChunk.type
+	{ref{1158, 5}, 507, true},     // ChatCompletionModeration.input
+	{ref{547, 6}, 508, true},      // ChatCompletionModeration.output
+	{ref{1192, 4}, 509, true},     // ChatCompletionModerationError.code
+	{ref{1196, 7}, 510, true},     // ChatCompletionModerationError.message
+	{ref{26, 4}, 511, true},       // ChatCompletionModerationError.type
+	{ref{1234, 5}, 512, true},     // ChatCompletionModerationResults.model
+	{ref{1239, 7}, 513, true},     // ChatCompletionModerationResults.results
+	{ref{26, 4}, 514, true},       // ChatCompletionModerationResults.type
+	{ref{1057, 8}, 515, true},     // ChatCompletionNamedToolChoice.function
+	{ref{26, 4}, 517, true},       // ChatCompletionNamedToolChoice.type
+	{ref{1022, 6}, 518, true},     // ChatCompletionNamedToolChoiceCustom.custom
+	{ref{26, 4}, 520, true},       // ChatCompletionNamedToolChoiceCustom.type
+	{ref{1347, 5}, 521, false},    // ChatCompletionRequestAssistantMessage.audio
+	{ref{1352, 7}, 525, false},    // ChatCompletionRequestAssistantMessage.content
+	{ref{1359, 13}, 530, false},   // ChatCompletionRequestAssistantMessage.function_call
+	{ref{939, 4}, 535, false},     // ChatCompletionRequestAssistantMessage.name
+	{ref{1372, 7}, 536, false},    // ChatCompletionRequestAssistantMessage.refusal
+	{ref{17, 4}, 539, true},       // ChatCompletionRequestAssistantMessage.role
+	{ref{1379, 10}, 540, false},   // ChatCompletionRequestAssistantMessage.tool_calls
+	{ref{1352, 7}, 542, true},     // ChatCompletionRequestDeveloperMessage.content
+	{ref{939, 4}, 546, false},     // ChatCompletionRequestDeveloperMessage.name
+	{ref{17, 4}, 547, true},       // ChatCompletionRequestDeveloperMessage.role
+	{ref{1352, 7}, 548, true},     // ChatCompletionRequestFunctionMessage.content
+	{ref{939, 4}, 551, true},      // ChatCompletionRequestFunctionMessage.name
+	{ref{17, 4}, 552, true},       // ChatCompletionRequestFunctionMessage.role
+	{ref{1618, 11}, 553, true},    // ChatCompletionRequestMessageContentPartAudio.input_audio
+	{ref{1629, 23}, 556, false},   // ChatCompletionRequestMessageContentPartAudio.prompt_cache_breakpoint
+	{ref{26, 4}, 558, true},       // ChatCompletionRequestMessageContentPartAudio.type
+	{ref{1695, 4}, 559, true},     // ChatCompletionRequestMessageContentPartFile.file
+	{ref{1629, 23}, 563, false},   // ChatCompletionRequestMessageContentPartFile.prompt_cache_breakpoint
+	{ref{26, 4}, 565, true},       // ChatCompletionRequestMessageContentPartFile.type
+	{ref{1743, 9}, 566, true},     // ChatCompletionRequestMessageContentPartImage.image_url
+	{ref{1629, 23}, 569, false},   // ChatCompletionRequestMessageContentPartImage.prompt_cache_breakpoint
+	{ref{26, 4}, 571, true},       // ChatCompletionRequestMessageContentPartImage.type
+	{ref{1372, 7}, 572, true},     // ChatCompletionRequestMessageContentPartRefusal.refusal
+	{ref{26, 4}, 573, true},       // ChatCompletionRequestMessageContentPartRefusal.type
+	{ref{1629, 23}, 574, false},   // ChatCompletionRequestMessageContentPartText.prompt_cache_breakpoint
+	{ref{1437, 4}, 576, true},     // ChatCompletionRequestMessageContentPartText.text
+	{ref{26, 4}, 577, true},       // ChatCompletionRequestMessageContentPartText.type
+	{ref{1352, 7}, 578, true},     // ChatCompletionRequestSystemMessage.content
+	{ref{939, 4}, 582, false},     // ChatCompletionRequestSystemMessage.name
+	{ref{17, 4}, 583, true},       // ChatCompletionRequestSystemMessage.role
+	{ref{1352, 7}, 584, true},     // ChatCompletionRequestToolMessage.content
+	{ref{17, 4}, 588, true},       // ChatCompletionRequestToolMessage.role
+	{ref{1952, 12}, 589, true},    // ChatCompletionRequestToolMessage.tool_call_id
+	{ref{1352, 7}, 590, true},     // ChatCompletionRequestUserMessage.content
+	{ref{939, 4}, 594, false},     // ChatCompletionRequestUserMessage.name
+	{ref{17, 4}, 595, true},       // ChatCompletionRequestUserMessage.role
+	{ref{2111, 11}, 596, false},   // ChatCompletionResponseMessage.annotations
+	{ref{1347, 5}, 604, false},    // ChatCompletionResponseMessage.audio
+	{ref{1352, 7}, 611, true},     // ChatCompletionResponseMessage.content
+	{ref{1359, 13}, 614, false},   // ChatCompletionResponseMessage.function_call
+	{ref{2122, 9}, 617, false},    // ChatCompletionResponseMessage.reasoning
+	{ref{2131, 17}, 618, false},   // ChatCompletionResponseMessage.reasoning_content
+	{ref{1372, 7}, 619, true},     // ChatCompletionResponseMessage.refusal
+	{ref{17, 4}, 622, true},       // ChatCompletionResponseMessage.role
+	{ref{1379, 10}, 623, false},   // ChatCompletionResponseMessage.tool_calls
+	{ref{2175, 19}, 625, false},   // ChatCompletionStreamOptions.include_obfuscation
+	{ref{2194, 13}, 626, false},   // ChatCompletionStreamOptions.include_usage
+	{ref{1352, 7}, 627, false},    // ChatCompletionStreamResponseDelta.content
+	{ref{1359, 13}, 630, false},   // ChatCompletionStreamResponseDelta.function_call
+	{ref{2122, 9}, 633, false},    // ChatCompletionStreamResponseDelta.reasoning
+	{ref{2131, 17}, 634, false},   // ChatCompletionStreamResponseDelta.reasoning_content
+	{ref{1372, 7}, 635, false},    // ChatCompletionStreamResponseDelta.refusal
+	{ref{17, 4}, 638, false},      // ChatCompletionStreamResponseDelta.role
+	{ref{1379, 10}, 639, false},   // ChatCompletionStreamResponseDelta.tool_calls
+	{ref{2266, 5}, 640, true},     // ChatCompletionTokenLogprob.bytes
+	{ref{2271, 7}, 644, true},     // ChatCompletionTokenLogprob.logprob
+	{ref{2278, 5}, 645, true},     // ChatCompletionTokenLogprob.token
+	{ref{2283, 12}, 646, true},    // ChatCompletionTokenLogprob.top_logprobs
+	{ref{1057, 8}, 654, true},     // ChatCompletionTool.function
+	{ref{26, 4}, 656, true},       // ChatCompletionTool.type
+	{ref{2393, 6}, 659, true},     // ClickParam.button
+	{ref{2399, 4}, 661, false},    // ClickParam.keys
+	{ref{26, 4}, 665, true},       // ClickParam.type
+	{ref{2403, 1}, 666, true},     // ClickParam.x
+	{ref{2404, 1}, 667, true},     // ClickParam.y
+	{ref{26, 4}, 668, true},       // CodeInterpreterOutputImage.type
+	{ref{2431, 3}, 669, true},     // CodeInterpreterOutputImage.url
+	{ref{2459, 4}, 670, true},     // CodeInterpreterOutputLogs.logs
+	{ref{26, 4}, 671, true},       // CodeInterpreterOutputLogs.type
+	{ref{605, 15}, 672, false},    // CodeInterpreterTool.allowed_callers
+	{ref{2482, 9}, 675, true},     // CodeInterpreterTool.container
+	{ref{26, 4}, 678, true},       // CodeInterpreterTool.type
+	{ref{1192, 4}, 679, true},     // CodeInterpreterToolCall.code
+	{ref{2514, 12}, 682, true},    // CodeInterpreterToolCall.container_id
+	{ref{15, 2}, 683, true},       // CodeInterpreterToolCall.id
+	{ref{2526, 7}, 684, true},     // CodeInterpreterToolCall.outputs
+	{ref{490, 6}, 688, true},      // CodeInterpreterToolCall.status
+	{ref{26, 4}, 689, true},       // CodeInterpreterToolCall.type
+	{ref{471, 10}, 690, false},    // CompactionBody.created_by
+	{ref{2547, 17}, 691, true},    // CompactionBody.encrypted_content
+	{ref{15, 2}, 692, true},       // CompactionBody.id
+	{ref{26, 4}, 693, true},       // CompactionBody.type
+	{ref{2547, 17}, 694, true},    // CompactionSummaryItemParam.encrypted_content
+	{ref{15, 2}, 695, false},      // CompactionSummaryItemParam.id
+	{ref{26, 4}, 698, true},       // CompactionSummaryItemParam.type
+	{ref{26, 4}, 699, true},       // CompactionTriggerItemParam.type
+	{ref{2632, 3}, 700, true},     // ComparisonFilter.key
+	{ref{26, 4}, 701, true},       // ComparisonFilter.type
+	{ref{2635, 5}, 702, true},     // ComparisonFilter.value
+	{ref{2655, 17}, 711, true},    // CompletionUsage.completion_tokens
+	{ref{2672, 25}, 712, false},   // CompletionUsage.completion_tokens_details
+	{ref{2697, 13}, 718, true},    // CompletionUsage.prompt_tokens
+	{ref{2710, 21}, 719, false},   // CompletionUsage.prompt_tokens_details
+	{ref{2731, 12}, 725, true},    // CompletionUsage.total_tokens
+	{ref{2757, 7}, 726, true},     // CompoundFilter.filters
+	{ref{26, 4}, 728, true},       // CompoundFilter.type
+	{ref{2876, 26}, 729, false},   // ComputerCallOutputItemParam.acknowledged_safety_checks
+	{ref{458, 7}, 732, true},      // ComputerCallOutputItemParam.call_id
+	{ref{15, 2}, 733, false},      // ComputerCallOutputItemParam.id
+	{ref{547, 6}, 736, true},      // ComputerCallOutputItemParam.output
+	{ref{490, 6}, 738, false},     // ComputerCallOutputItemParam.status
+	{ref{26, 4}, 740, true},       // ComputerCallOutputItemParam.type
+	{ref{1192, 4}, 741, false},    // ComputerCallSafetyCheckParam.code
+	{ref{15, 2}, 744, true},       // ComputerCallSafetyCheckParam.id
+	{ref{1196, 7}, 745, false},    // ComputerCallSafetyCheckParam.message
+	{ref{3036, 6}, 748, true},     // ComputerScreenshotContent.detail
+	{ref{3042, 7}, 750, true},     // ComputerScreenshotContent.file_id
+	{ref{1743, 9}, 753, true},     // ComputerScreenshotContent.image_url
+	{ref{1629, 23}, 756, false},   // ComputerScreenshotContent.prompt_cache_breakpoint
+	{ref{26, 4}, 758, true},       // ComputerScreenshotContent.type
+	{ref{3042, 7}, 759, false},    // ComputerScreenshotImage.file_id
+	{ref{1743, 9}, 760, false},    // ComputerScreenshotImage.image_url
+	{ref{26, 4}, 761, true},       // ComputerScreenshotImage.type
+	{ref{26, 4}, 762, true},       // ComputerTool.type
+	{ref{3100, 6}, 763, false},    // ComputerToolCall.action
+	{ref{3106, 7}, 765, false},    // ComputerToolCall.actions
+	{ref{458, 7}, 767, true},      // ComputerToolCall.call_id
+	{ref{15, 2}, 768, true},       // ComputerToolCall.id
+	{ref{3113, 21}, 769, true},    // ComputerToolCall.pending_safety_checks
+	{ref{490, 6}, 770, true},      // ComputerToolCall.status
+	{ref{26, 4}, 771, true},       // ComputerToolCall.type
+	{ref{2876, 26}, 772, false},   // ComputerToolCallOutput.acknowledged_safety_checks
+	{ref{458, 7}, 773, true},      // ComputerToolCallOutput.call_id
+	{ref{15, 2}, 774, false},      // ComputerToolCallOutput.id
+	{ref{547, 6}, 775, true},      // ComputerToolCallOutput.output
+	{ref{490, 6}, 777, false},     // ComputerToolCallOutput.status
+	{ref{26, 4}, 778, true},       // ComputerToolCallOutput.type
+	{ref{2876, 26}, 772, false},   // ComputerToolCallOutputResource.acknowledged_safety_checks
+	{ref{458, 7}, 773, true},      // ComputerToolCallOutputResource.call_id
+	{ref{471, 10}, 779, false},    // ComputerToolCallOutputResource.created_by
+	{ref{15, 2}, 780, true},       // ComputerToolCallOutputResource.id
+	{ref{547, 6}, 781, true},      // ComputerToolCallOutputResource.output
+	{ref{490, 6}, 783, true},      // ComputerToolCallOutputResource.status
+	{ref{26, 4}, 778, true},       // ComputerToolCallOutputResource.type
+	{ref{3208, 14}, 785, true},    // ComputerUsePreviewTool.display_height
+	{ref{3222, 13}, 786, true},    // ComputerUsePreviewTool.display_width
+	{ref{3235, 11}, 787, true},    // ComputerUsePreviewTool.environment
+	{ref{26, 4}, 789, true},       // ComputerUsePreviewTool.type
+	{ref{755, 8}, 790, false},     // ContainerAutoParam.file_ids
+	{ref{763, 12}, 792, false},    // ContainerAutoParam.memory_limit
+	{ref{775, 14}, 794, false},    // ContainerAutoParam.network_policy
+	{ref{3264, 6}, 795, false},    // ContainerAutoParam.skills
+	{ref{26, 4}, 797, true},       // ContainerAutoParam.type
+	{ref{2514, 12}, 798, true},    // ContainerFileCitationBody.container_id
+	{ref{3295, 9}, 799, true},     // ContainerFileCitationBody.end_index
+	{ref{3042, 7}, 800, true},     // ContainerFileCitationBody.file_id
+	{ref{3304, 8}, 801, true},     // ContainerFileCitationBody.filename
+	{ref{3312, 11}, 802, true},    // ContainerFileCitationBody.start_index
+	{ref{26, 4}, 803, true},       // ContainerFileCitationBody.type
+	{ref{3389, 15}, 804, true},    // ContainerNetworkPolicyAllowlistParam.allowed_domains
+	{ref{3404, 14}, 806, false},   // ContainerNetworkPolicyAllowlistParam.domain_secrets
+	{ref{26, 4}, 807, true},       // ContainerNetworkPolicyAllowlistParam.type
+	{ref{26, 4}, 808, true},       // ContainerNetworkPolicyDisabledParam.type
+	{ref{3492, 6}, 809, true},     // ContainerNetworkPolicyDomainSecretParam.domain
+	{ref{939, 4}, 810, true},      // ContainerNetworkPolicyDomainSecretParam.name
+	{ref{2635, 5}, 811, true},     // ContainerNetworkPolicyDomainSecretParam.value
+	{ref{2514, 12}, 812, true},    // ContainerReferenceParam.container_id
+	{ref{26, 4}, 813, true},       // ContainerReferenceParam.type
+	{ref{2514, 12}, 814, true},    // ContainerReferenceResource.container_id
+	{ref{26, 4}, 815, true},       // ContainerReferenceResource.type
+	{ref{3569, 17}, 816, false},   // ContextManagementParam.compact_threshold
+	{ref{26, 4}, 819, true},       // ContextManagementParam.type
+	{ref{4036, 4}, 820, true},     // ConversationItemList.data
+	{ref{4040, 8}, 821, true},     // ConversationItemList.first_id
+	{ref{4048, 8}, 822, true},     // ConversationItemList.has_more
+	{ref{4056, 7}, 823, true},     // ConversationItemList.last_id
+	{ref{4063, 6}, 824, true},     // ConversationItemList.object
+	{ref{15, 2}, 826, true},       // ConversationParam-2.id
+	{ref{4125, 10}, 827, true},    // ConversationResource.created_at
+	{ref{15, 2}, 828, true},       // ConversationResource.id
+	{ref{4135, 8}, 829, true},     // ConversationResource.metadata
+	{ref{4063, 6}, 830, true},     // ConversationResource.object
+	{ref{2403, 1}, 831, true},     // CoordParam.x
+	{ref{2404, 1}, 832, true},     // CoordParam.y
+	{ref{1347, 5}, 853, false},    // CreateChatCompletionRequest.audio
+	{ref{4180, 17}, 857, false},   // CreateChatCompletionRequest.frequency_penalty
+	{ref{1359, 13}, 858, false},   // CreateChatCompletionRequest.function_call
+	{ref{4197, 9}, 861, false},    // CreateChatCompletionRequest.functions
+	{ref{4206, 10}, 862, false},   // CreateChatCompletionRequest.logit_bias
+	{ref{4216, 8}, 863, false},    // CreateChatCompletionRequest.logprobs
+	{ref{4224, 21}, 864, false},   // CreateChatCompletionRequest.max_completion_tokens
+	{ref{4245, 10}, 865, false},   // CreateChatCompletionRequest.max_tokens
+	{ref{4255, 8}, 866, true},     // CreateChatCompletionRequest.messages
+	{ref{4135, 8}, 833, false},    // CreateChatCompletionRequest.metadata
+	{ref{4263, 10}, 307, false},   // CreateChatCompletionRequest.modalities
+	{ref{1234, 5}, 867, true},     // CreateChatCompletionRequest.model
+	{ref{4273, 10}, 869, false},   // CreateChatCompletionRequest.moderation
+	{ref{4283, 1}, 871, false},    // CreateChatCompletionRequest.n
+	{ref{4284, 19}, 872, false},   // CreateChatCompletionRequest.parallel_tool_calls
+	{ref{4303, 10}, 874, false},   // CreateChatCompletionRequest.prediction
+	{ref{4313, 16}, 877, false},   // CreateChatCompletionRequest.presence_penalty
+	{ref{4329, 16}, 834, false},   // CreateChatCompletionRequest.prompt_cache_key
+	{ref{4345, 20}, 837, false},   // CreateChatCompletionRequest.prompt_cache_options
+	{ref{4365, 22}, 839, false},   // CreateChatCompletionRequest.prompt_cache_retention
+	{ref{4387, 16}, 256, false},   // CreateChatCompletionRequest.reasoning_effort
+	{ref{4403, 15}, 878, false},   // CreateChatCompletionRequest.response_format
+	{ref{4418, 17}, 842, false},   // CreateChatCompletionRequest.safety_identifier
+	{ref{4435, 4}, 879, false},    // CreateChatCompletionRequest.seed
+	{ref{4439, 12}, 340, false},   // CreateChatCompletionRequest.service_tier
+	{ref{4451, 4}, 880, false},    // CreateChatCompletionRequest.stop
+	{ref{4455, 5}, 882, false},    // CreateChatCompletionRequest.store
+	{ref{4460, 6}, 883, false},    // CreateChatCompletionRequest.stream
+	{ref{4466, 14}, 52, false},    // CreateChatCompletionRequest.stream_options
+	{ref{4480, 11}, 845, false},   // CreateChatCompletionRequest.temperature
+	{ref{4491, 11}, 884, false},   // CreateChatCompletionRequest.tool_choice
+	{ref{21, 5}, 886, false},      // CreateChatCompletionRequest.tools
+	{ref{2283, 12}, 888, false},   // CreateChatCompletionRequest.top_logprobs
+	{ref{4502, 5}, 849, false},    // CreateChatCompletionRequest.top_p
+	{ref{1570, 4}, 852, false},    // CreateChatCompletionRequest.user
+	{ref{4507, 9}, 374, false},    // CreateChatCompletionRequest.verbosity
+	{ref{4516, 18}, 889, false},   // CreateChatCompletionRequest.web_search_options
+	{ref{4562, 7}, 896, true},     // CreateChatCompletionResponse.choices
+	{ref{4569, 7}, 911, true},     // CreateChatCompletionResponse.created
+	{ref{15, 2}, 912, true},       // CreateChatCompletionResponse.id
+	{ref{4135, 8}, 913, false},    // CreateChatCompletionResponse.metadata
+	{ref{1234, 5}, 914, true},     // CreateChatCompletionResponse.model
+	{ref{4273, 10}, 915, false},   // CreateChatCompletionResponse.moderation
+	{ref{4063, 6}, 917, true},     // CreateChatCompletionResponse.object
+	{ref{4439, 12}, 340, false},   // CreateChatCompletionResponse.service_tier
+	{ref{4576, 18}, 918, false},   // CreateChatCompletionResponse.system_fingerprint
+	{ref{4594, 5}, 919, false},    // CreateChatCompletionResponse.usage
+	{ref{4562, 7}, 921, true},     // CreateChatCompletionStreamResponse.choices
+	{ref{4569, 7}, 930, true},     // CreateChatCompletionStreamResponse.created
+	{ref{15, 2}, 931, true},       // CreateChatCompletionStreamResponse.id
+	{ref{1234, 5}, 932, true},     // CreateChatCompletionStreamResponse.model
+	{ref{4273, 10}, 933, false},   // CreateChatCompletionStreamResponse.moderation
+	{ref{4633, 11}, 935, false},   // CreateChatCompletionStreamResponse.obfuscation
+	{ref{4063, 6}, 936, true},     // CreateChatCompletionStreamResponse.object
+	{ref{4439, 12}, 340, false},   // CreateChatCompletionStreamResponse.service_tier
+	{ref{4576, 18}, 937, false},   // CreateChatCompletionStreamResponse.system_fingerprint
+	{ref{4594, 5}, 938, false},    // CreateChatCompletionStreamResponse.usage
+	{ref{4666, 5}, 940, false},    // CreateConversationBody.items
+	{ref{4135, 8}, 943, false},    // CreateConversationBody.metadata
+	{ref{4666, 5}, 944, true},     // CreateConversationItemsRequest.items
+	{ref{4135, 8}, 833, false},    // CreateModelResponseProperties.metadata
+	{ref{4329, 16}, 834, false},   // CreateModelResponseProperties.prompt_cache_key
+	{ref{4345, 20}, 837, false},   // CreateModelResponseProperties.prompt_cache_options
+	{ref{4365, 22}, 839, false},   // CreateModelResponseProperties.prompt_cache_retention
+	{ref{4418, 17}, 842, false},   // CreateModelResponseProperties.safety_identifier
+	{ref{4480, 11}, 845, false},   // CreateModelResponseProperties.temperature
+	{ref{2283, 12}, 848, false},   // CreateModelResponseProperties.top_logprobs
+	{ref{4502, 5}, 849, false},    // CreateModelResponseProperties.top_p
+	{ref{1570, 4}, 852, false},    // CreateModelResponseProperties.user
+	{ref{4744, 10}, 945, false},   // CreateResponse.background
+	{ref{4754, 18}, 962, false},   // CreateResponse.context_management
+	{ref{4772, 12}, 965, false},   // CreateResponse.conversation
+	{ref{4784, 7}, 967, false},    // CreateResponse.include
+	{ref{1158, 5}, 970, false},    // CreateResponse.input
+	{ref{4791, 12}, 972, false},   // CreateResponse.instructions
+	{ref{4803, 17}, 975, false},   // CreateResponse.max_output_tokens
+	{ref{4820, 14}, 948, false},   // CreateResponse.max_tool_calls
+	{ref{4135, 8}, 833, false},    // CreateResponse.metadata
+	{ref{1234, 5}, 951, false},    // CreateResponse.model
+	{ref{4273, 10}, 978, false},   // CreateResponse.moderation
+	{ref{4284, 19}, 980, false},   // CreateResponse.parallel_tool_calls
+	{ref{4834, 20}, 953, false},   // CreateResponse.previous_response_id
+	{ref{4854, 6}, 246, false},    // CreateResponse.prompt
+	{ref{4329, 16}, 834, false},   // CreateResponse.prompt_cache_key
+	{ref{4345, 20}, 837, false},   // CreateResponse.prompt_cache_options
+	{ref{4365, 22}, 839, false},   // CreateResponse.prompt_cache_retention
+	{ref{2122, 9}, 983, false},    // CreateResponse.reasoning
+	{ref{4418, 17}, 842, false},   // CreateResponse.safety_identifier
+	{ref{4439, 12}, 341, false},   // CreateResponse.service_tier
+	{ref{4455, 5}, 985, false},    // CreateResponse.store
+	{ref{4460, 6}, 988, false},    // CreateResponse.stream
+	{ref{4466, 14}, 328, false},   // CreateResponse.stream_options
+	{ref{4480, 11}, 845, false},   // CreateResponse.temperature
+	{ref{1437, 4}, 956, false},    // CreateResponse.text
+	{ref{4491, 11}, 958, false},   // CreateResponse.tool_choice
+	{ref{21, 5}, 960, false},      // CreateResponse.tools
+	{ref{2283, 12}, 848, false},   // CreateResponse.top_logprobs
+	{ref{4502, 5}, 849, false},    // CreateResponse.top_p
+	{ref{4860, 10}, 991, false},   // CreateResponse.truncation
+	{ref{1570, 4}, 852, false},    // CreateResponse.user
+	{ref{4894, 10}, 994, true},    // CustomGrammarFormatParam.definition
+	{ref{4904, 6}, 995, true},     // CustomGrammarFormatParam.syntax
+	{ref{26, 4}, 997, true},       // CustomGrammarFormatParam.type
+	{ref{26, 4}, 998, true},       // CustomTextFormatParam.type
+	{ref{458, 7}, 999, true},      // CustomToolCall.call_id
+	{ref{465, 6}, 1000, false},    // CustomToolCall.caller
+	{ref{15, 2}, 1002, false},     // CustomToolCall.id
+	{ref{1158, 5}, 1003, true},    // CustomToolCall.input
+	{ref{939, 4}, 1004, true},     // CustomToolCall.name
+	{ref{4945, 9}, 1005, false},   // CustomToolCall.namespace
+	{ref{26, 4}, 1006, true},      // CustomToolCall.type
+	{ref{458, 7}, 1007, true},     // CustomToolCallOutput.call_id
+	{ref{465, 6}, 1008, false},    // CustomToolCallOutput.caller
+	{ref{15, 2}, 1010, false},     // CustomToolCallOutput.id
+	{ref{547, 6}, 1011, true},     // CustomToolCallOutput.output
+	{ref{26, 4}, 1015, true},      // CustomToolCallOutput.type
+	{ref{458, 7}, 1007, true},     // CustomToolCallOutputResource.call_id
+	{ref{465, 6}, 1008, false},    // CustomToolCallOutputResource.caller
+	{ref{471, 10}, 1016, false},   // CustomToolCallOutputResource.created_by
+	{ref{15, 2}, 1017, true},      // CustomToolCallOutputResource.id
+	{ref{547, 6}, 1011, true},     // CustomToolCallOutputResource.output
+	{ref{490, 6}, 1018, true},     // CustomToolCallOutputResource.status
+	{ref{26, 4}, 1015, true},      // CustomToolCallOutputResource.type
+	{ref{458, 7}, 999, true},      // CustomToolCallResource.call_id
+	{ref{465, 6}, 1000, false},    // CustomToolCallResource.caller
+	{ref{471, 10}, 1020, false},   // CustomToolCallResource.created_by
+	{ref{15, 2}, 1021, true},      // CustomToolCallResource.id
+	{ref{1158, 5}, 1003, true},    // CustomToolCallResource.input
+	{ref{939, 4}, 1004, true},     // CustomToolCallResource.name
+	{ref{4945, 9}, 1005, false},   // CustomToolCallResource.namespace
+	{ref{490, 6}, 1022, true},     // CustomToolCallResource.status
+	{ref{26, 4}, 1006, true},      // CustomToolCallResource.type
+	{ref{1022, 6}, 1024, true},    // CustomToolChatCompletions.custom
+	{ref{26, 4}, 1028, true},      // CustomToolChatCompletions.type
+	{ref{5093, 7}, 1029, true},    // CustomToolChatCompletionsCustomFormatGrammar.grammar
+	{ref{26, 4}, 1032, true},      // CustomToolChatCompletionsCustomFormatGrammar.type
+	{ref{26, 4}, 1033, true},      // CustomToolChatCompletionsCustomFormatText.type
+	{ref{605, 15}, 1034, false},   // CustomToolParam.allowed_callers
+	{ref{5156, 13}, 1037, false},  // CustomToolParam.defer_loading
+	{ref{966, 11}, 1038, false},   // CustomToolParam.description
+	{ref{5169, 6}, 1039, false},   // CustomToolParam.format
+	{ref{939, 4}, 1040, true},     // CustomToolParam.name
+	{ref{26, 4}, 1041, true},      // CustomToolParam.type
+	{ref{5202, 7}, 1042, true},    // DeletedConversationResource.deleted
+	{ref{15, 2}, 1043, true},      // DeletedConversationResource.id
+	{ref{4063, 6}, 1044, true},    // DeletedConversationResource.object
+	{ref{26, 4}, 1045, true},      // DirectToolCallCaller.type
+	{ref{26, 4}, 1046, true},      // DirectToolCallCallerParam.type
+	{ref{2399, 4}, 1047, true},    // DoubleClickAction.keys
+	{ref{26, 4}, 1051, true},      // DoubleClickAction.type
+	{ref{2403, 1}, 1052, true},    // DoubleClickAction.x
+	{ref{2404, 1}, 1053, true},    // DoubleClickAction.y
+	{ref{2399, 4}, 1054, false},   // DragParam.keys
+	{ref{282, 4}, 1058, true},     // DragParam.path
+	{ref{26, 4}, 1059, true},      // DragParam.type
+	{ref{1352, 7}, 1060, true},    // EasyInputMessage.content
+	{ref{5325, 5}, 1063, false},   // EasyInputMessage.phase
+	{ref{17, 4}, 1065, true},      // EasyInputMessage.role
+	{ref{26, 4}, 1066, false},     // EasyInputMessage.type
+	{ref{1192, 4}, 1067, true},    // Error.code
+	{ref{1196, 7}, 1070, true},    // Error.message
+	{ref{5350, 5}, 1071, true},    // Error.param
+	{ref{26, 4}, 1074, true},      // Error.type
+	{ref{5368, 5}, 1075, true},    // ErrorResponse.error
+	{ref{3042, 7}, 1077, true},    // FileCitationBody.file_id
+	{ref{3304, 8}, 1078, true},    // FileCitationBody.filename
+	{ref{1099, 5}, 1079, true},    // FileCitationBody.index
+	{ref{26, 4}, 1080, true},      // FileCitationBody.type
+	{ref{3042, 7}, 1081, true},    // FilePath.file_id
+	{ref{1099, 5}, 1082, true},    // FilePath.index
+	{ref{26, 4}, 1083, true},      // FilePath.type
+	{ref{2757, 7}, 1084, false},   // FileSearchTool.filters
+	{ref{5440, 15}, 1086, false},  // FileSearchTool.max_num_results
+	{ref{5455, 15}, 1087, false},  // FileSearchTool.ranking_options
+	{ref{26, 4}, 1089, true},      // FileSearchTool.type
+	{ref{5470, 16}, 1090, true},   // FileSearchTool.vector_store_ids
+	{ref{15, 2}, 1092, true},      // FileSearchToolCall.id
+	{ref{5504, 7}, 1093, true},    // FileSearchToolCall.queries
+	{ref{1239, 7}, 1095, false},   // FileSearchToolCall.results
+	{ref{490, 6}, 1104, true},     // FileSearchToolCall.status
+	{ref{26, 4}, 1105, true},      // FileSearchToolCall.type
+	{ref{458, 7}, 1106, false},    // FunctionCallOutputItemParam.call_id
+	{ref{465, 6}, 1109, false},    // FunctionCallOutputItemParam.caller
+	{ref{15, 2}, 1111, false},     // FunctionCallOutputItemParam.id
+	{ref{939, 4}, 1114, false},    // FunctionCallOutputItemParam.name
+	{ref{4945, 9}, 1117, false},   // FunctionCallOutputItemParam.namespace
+	{ref{547, 6}, 1120, true},     // FunctionCallOutputItemParam.output
+	{ref{490, 6}, 1125, false},    // FunctionCallOutputItemParam.status
+	{ref{26, 4}, 1127, true},      // FunctionCallOutputItemParam.type
+	{ref{966, 11}, 1128, false},   // FunctionObject.description
+	{ref{939, 4}, 1129, true},     // FunctionObject.name
+	{ref{977, 10}, 1130, false},   // FunctionObject.parameters
+	{ref{5713, 6}, 1131, false},   // FunctionObject.strict
+	{ref{5756, 8}, 1134, true},    // FunctionShellAction.commands
+	{ref{5764, 17}, 1136, true},   // FunctionShellAction.max_output_length
+	{ref{5781, 10}, 1139, true},   // FunctionShellAction.timeout_ms
+	{ref{5756, 8}, 1142, true},    // FunctionShellActionParam.commands
+	{ref{5764, 17}, 1144, false},  // FunctionShellActionParam.max_output_length
+	{ref{5781, 10}, 1147, false},  // FunctionShellActionParam.timeout_ms
+	{ref{3100, 6}, 1150, true},    // FunctionShellCall.action
+	{ref{458, 7}, 1152, true},     // FunctionShellCall.call_id
+	{ref{465, 6}, 1153, false},    // FunctionShellCall.caller
+	{ref{471, 10}, 1155, false},   // FunctionShellCall.created_by
+	{ref{3235, 11}, 1156, true},   // FunctionShellCall.environment
+	{ref{15, 2}, 1159, true},      // FunctionShellCall.id
+	{ref{490, 6}, 1160, true},     // FunctionShellCall.status
+	{ref{26, 4}, 1162, true},      // FunctionShellCall.type
+	{ref{3100, 6}, 1163, true},    // FunctionShellCallItemParam.action
+	{ref{458, 7}, 1165, true},     // FunctionShellCallItemParam.call_id
+	{ref{465, 6}, 1166, false},    // FunctionShellCallItemParam.caller
+	{ref{3235, 11}, 1168, false},  // FunctionShellCallItemParam.environment
+	{ref{15, 2}, 1171, false},     // FunctionShellCallItemParam.id
+	{ref{490, 6}, 1174, false},    // FunctionShellCallItemParam.status
+	{ref{26, 4}, 1176, true},      // FunctionShellCallItemParam.type
+	{ref{458, 7}, 1177, true},     // FunctionShellCallOutput.call_id
+	{ref{465, 6}, 1178, false},    // FunctionShellCallOutput.caller
+	{ref{471, 10}, 1180, false},   // FunctionShellCallOutput.created_by
+	{ref{15, 2}, 1181, true},      // FunctionShellCallOutput.id
+	{ref{5764, 17}, 1182, true},   // FunctionShellCallOutput.max_output_length
+	{ref{547, 6}, 1185, true},     // FunctionShellCallOutput.output
+	{ref{490, 6}, 1186, true},     // FunctionShellCallOutput.status
+	{ref{26, 4}, 1188, true},      // FunctionShellCallOutput.type
+	{ref{471, 10}, 1189, false},   // FunctionShellCallOutputContent.created_by
+	{ref{5938, 7}, 1190, true},    // FunctionShellCallOutputContent.outcome
+	{ref{5945, 6}, 1191, true},    // FunctionShellCallOutputContent.stderr
+	{ref{5951, 6}, 1192, true},    // FunctionShellCallOutputContent.stdout
+	{ref{5938, 7}, 1193, true},    // FunctionShellCallOutputContentParam.outcome
+	{ref{5945, 6}, 1195, true},    // FunctionShellCallOutputContentParam.stderr
+	{ref{5951, 6}, 1196, true},    // FunctionShellCallOutputContentParam.stdout
+	{ref{6026, 9}, 1197, true},    // FunctionShellCallOutputExitOutcome.exit_code
+	{ref{26, 4}, 1198, true},      // FunctionShellCallOutputExitOutcome.type
+	{ref{6026, 9}, 1199, true},    // FunctionShellCallOutputExitOutcomeParam.exit_code
+	{ref{26, 4}, 1200, true},      // FunctionShellCallOutputExitOutcomeParam.type
+	{ref{458, 7}, 1201, true},     // FunctionShellCallOutputItemParam.call_id
+	{ref{465, 6}, 1202, false},    // FunctionShellCallOutputItemParam.caller
+	{ref{15, 2}, 1204, false},     // FunctionShellCallOutputItemParam.id
+	{ref{5764, 17}, 1207, false},  // FunctionShellCallOutputItemParam.max_output_length
+	{ref{547, 6}, 1210, true},     // FunctionShellCallOutputItemParam.output
+	{ref{490, 6}, 1211, false},    // FunctionShellCallOutputItemParam.status
+	{ref{26, 4}, 1213, true},      // FunctionShellCallOutputItemParam.type
+	{ref{26, 4}, 1214, true},      // FunctionShellCallOutputTimeoutOutcome.type
+	{ref{26, 4}, 1215, true},      // FunctionShellCallOutputTimeoutOutcomeParam.type
+	{ref{605, 15}, 1216, false},   // FunctionShellToolParam.allowed_callers
+	{ref{3235, 11}, 1219, false},  // FunctionShellToolParam.environment
+	{ref{26, 4}, 1222, true},      // FunctionShellToolParam.type
+	{ref{605, 15}, 1223, false},   // FunctionTool.allowed_callers
+	{ref{5156, 13}, 1226, false},  // FunctionTool.defer_loading
+	{ref{966, 11}, 1227, false},   // FunctionTool.description
+	{ref{939, 4}, 1230, true},     // FunctionTool.name
+	{ref{6321, 13}, 1231, false},  // FunctionTool.output_schema
+	{ref{977, 10}, 1232, true},    // FunctionTool.parameters
+	{ref{5713, 6}, 1233, true},    // FunctionTool.strict
+	{ref{26, 4}, 1236, true},      // FunctionTool.type
+	{ref{6350, 9}, 1237, true},    // FunctionToolCall.arguments
+	{ref{458, 7}, 1238, true},     // FunctionToolCall.call_id
+	{ref{465, 6}, 1239, false},    // FunctionToolCall.caller
+	{ref{15, 2}, 1241, false},     // FunctionToolCall.id
+	{ref{939, 4}, 1242, true},     // FunctionToolCall.name
+	{ref{4945, 9}, 1243, false},   // FunctionToolCall.namespace
+	{ref{490, 6}, 1244, false},    // FunctionToolCall.status
+	{ref{26, 4}, 1245, true},      // FunctionToolCall.type
+	{ref{458, 7}, 1246, false},    // FunctionToolCallOutput.call_id
+	{ref{465, 6}, 1247, false},    // FunctionToolCallOutput.caller
+	{ref{15, 2}, 1249, false},     // FunctionToolCallOutput.id
+	{ref{939, 4}, 1250, false},    // FunctionToolCallOutput.name
+	{ref{4945, 9}, 1251, false},   // FunctionToolCallOutput.namespace
+	{ref{547, 6}, 1252, true},     // FunctionToolCallOutput.output
+	{ref{490, 6}, 1256, false},    // FunctionToolCallOutput.status
+	{ref{26, 4}, 1257, true},      // FunctionToolCallOutput.type
+	{ref{458, 7}, 1246, false},    // FunctionToolCallOutputResource.call_id
+	{ref{465, 6}, 1247, false},    // FunctionToolCallOutputResource.caller
+	{ref{471, 10}, 1258, false},   // FunctionToolCallOutputResource.created_by
+	{ref{15, 2}, 1259, true},      // FunctionToolCallOutputResource.id
+	{ref{939, 4}, 1250, false},    // FunctionToolCallOutputResource.name
+	{ref{4945, 9}, 1251, false},   // FunctionToolCallOutputResource.namespace
+	{ref{547, 6}, 1252, true},     // FunctionToolCallOutputResource.output
+	{ref{490, 6}, 1260, true},     // FunctionToolCallOutputResource.status
+	{ref{26, 4}, 1257, true},      // FunctionToolCallOutputResource.type
+	{ref{6350, 9}, 1237, true},    // FunctionToolCallResource.arguments
+	{ref{458, 7}, 1238, true},     // FunctionToolCallResource.call_id
+	{ref{465, 6}, 1239, false},    // FunctionToolCallResource.caller
+	{ref{471, 10}, 1262, false},   // FunctionToolCallResource.created_by
+	{ref{15, 2}, 1263, true},      // FunctionToolCallResource.id
+	{ref{939, 4}, 1242, true},     // FunctionToolCallResource.name
+	{ref{4945, 9}, 1243, false},   // FunctionToolCallResource.namespace
+	{ref{490, 6}, 1264, true},     // FunctionToolCallResource.status
+	{ref{26, 4}, 1245, true},      // FunctionToolCallResource.type
+	{ref{605, 15}, 1266, false},   // FunctionToolParam.allowed_callers
+	{ref{5156, 13}, 1269, false},  // FunctionToolParam.defer_loading
+	{ref{966, 11}, 1270, false},   // FunctionToolParam.description
+	{ref{939, 4}, 1273, true},     // FunctionToolParam.name
+	{ref{6321, 13}, 1274, false},  // FunctionToolParam.output_schema
+	{ref{977, 10}, 1275, false},   // FunctionToolParam.parameters
+	{ref{5713, 6}, 1276, false},   // FunctionToolParam.strict
+	{ref{26, 4}, 1279, true},      // FunctionToolParam.type
+	{ref{1192, 4}, 1280, true},    // HTTPError.code
+	{ref{1196, 7}, 1281, true},    // HTTPError.message
+	{ref{26, 4}, 1282, true},      // HTTPError.type
+	{ref{6503, 16}, 1283, true},   // HybridSearchOptions.embedding_weight
+	{ref{6519, 11}, 1284, true},   // HybridSearchOptions.text_weight
+	{ref{3100, 6}, 1285, false},   // ImageGenTool.action
+	{ref{4744, 10}, 1287, false},  // ImageGenTool.background
+	{ref{6583, 14}, 1288, false},  // ImageGenTool.input_fidelity
+	{ref{6597, 16}, 1290, false},  // ImageGenTool.input_image_mask
+	{ref{1234, 5}, 1293, false},   // ImageGenTool.model
+	{ref{4273, 10}, 1294, false},  // ImageGenTool.moderation
+	{ref{6613, 18}, 1295, false},  // ImageGenTool.output_compression
+	{ref{6631, 13}, 1296, false},  // ImageGenTool.output_format
+	{ref{6644, 14}, 1297, false},  // ImageGenTool.partial_images
+	{ref{6658, 7}, 1298, false},   // ImageGenTool.quality
+	{ref{6665, 4}, 1299, false},   // ImageGenTool.size
+	{ref{26, 4}, 1300, true},      // ImageGenTool.type
+	{ref{15, 2}, 1301, true},      // ImageGenToolCall.id
+	{ref{6685, 6}, 1302, true},    // ImageGenToolCall.result
+	{ref{490, 6}, 1305, true},     // ImageGenToolCall.status
+	{ref{26, 4}, 1306, true},      // ImageGenToolCall.type
+	{ref{966, 11}, 1307, true},    // InlineSkillParam.description
+	{ref{939, 4}, 1308, true},     // InlineSkillParam.name
+	{ref{6945, 6}, 1309, true},    // InlineSkillParam.source
+	{ref{26, 4}, 1311, true},      // InlineSkillParam.type
+	{ref{4036, 4}, 1312, true},    // InlineSkillSourceParam.data
+	{ref{6973, 10}, 1313, true},   // InlineSkillSourceParam.media_type
+	{ref{26, 4}, 1314, true},      // InlineSkillSourceParam.type
+	{ref{3036, 6}, 1315, false},   // InputFileContent.detail
+	{ref{7024, 9}, 1317, false},   // InputFileContent.file_data
+	{ref{3042, 7}, 1318, false},   // InputFileContent.file_id
+	{ref{7033, 8}, 1321, false},   // InputFileContent.file_url
+	{ref{3304, 8}, 1322, false},   // InputFileContent.filename
+	{ref{1629, 23}, 1323, false},  // InputFileContent.prompt_cache_breakpoint
+	{ref{26, 4}, 1325, true},      // InputFileContent.type
+	{ref{3036, 6}, 1326, false},   // InputFileContentParam.detail
+	{ref{7024, 9}, 1328, false},   // InputFileContentParam.file_data
+	{ref{3042, 7}, 1331, false},   // InputFileContentParam.file_id
+	{ref{7033, 8}, 1334, false},   // InputFileContentParam.file_url
+	{ref{3304, 8}, 1337, false},   // InputFileContentParam.filename
+	{ref{1629, 23}, 1340, false},  // InputFileContentParam.prompt_cache_breakpoint
+	{ref{26, 4}, 1342, true},      // InputFileContentParam.type
+	{ref{3036, 6}, 1343, true},    // InputImageContent.detail
+	{ref{3042, 7}, 1345, false},   // InputImageContent.file_id
+	{ref{1743, 9}, 1348, false},   // InputImageContent.image_url
+	{ref{1629, 23}, 1351, false},  // InputImageContent.prompt_cache_breakpoint
+	{ref{26, 4}, 1353, true},      // InputImageContent.type
+	{ref{3036, 6}, 1354, false},   // InputImageContentParamAutoParam.detail
+	{ref{3042, 7}, 1356, false},   // InputImageContentParamAutoParam.file_id
+	{ref{1743, 9}, 1359, false},   // InputImageContentParamAutoParam.image_url
+	{ref{1629, 23}, 1362, false},  // InputImageContentParamAutoParam.prompt_cache_breakpoint
+	{ref{26, 4}, 1364, true},      // InputImageContentParamAutoParam.type
+	{ref{1352, 7}, 1365, true},    // InputItemMessage.content
+	{ref{15, 2}, 1369, false},     // InputItemMessage.id
+	{ref{5325, 5}, 1370, false},   // InputItemMessage.phase
+	{ref{17, 4}, 1373, true},      // InputItemMessage.role
+	{ref{490, 6}, 1374, false},    // InputItemMessage.status
+	{ref{26, 4}, 1375, false},     // InputItemMessage.type
+	{ref{1352, 7}, 1376, true},    // InputMessage.content
+	{ref{17, 4}, 1378, true},      // InputMessage.role
+	{ref{490, 6}, 1379, false},    // InputMessage.status
+	{ref{26, 4}, 1380, false},     // InputMessage.type
+	{ref{1352, 7}, 1376, true},    // InputMessageResource.content
+	{ref{15, 2}, 1381, true},      // InputMessageResource.id
+	{ref{17, 4}, 1378, true},      // InputMessageResource.role
+	{ref{490, 6}, 1379, false},    // InputMessageResource.status
+	{ref{26, 4}, 1380, true},      // InputMessageResource.type
+	{ref{1629, 23}, 1384, false},  // InputTextContent.prompt_cache_breakpoint
+	{ref{1437, 4}, 1386, true},    // InputTextContent.text
+	{ref{26, 4}, 1387, true},      // InputTextContent.type
+	{ref{1629, 23}, 1388, false},  // InputTextContentParam.prompt_cache_breakpoint
+	{ref{1437, 4}, 1390, true},    // InputTextContentParam.text
+	{ref{26, 4}, 1391, true},      // InputTextContentParam.type
+	{ref{1352, 7}, 1392, true},    // ItemMessage.content
+	{ref{15, 2}, 1369, false},     // ItemMessage.id
+	{ref{5325, 5}, 1394, false},   // ItemMessage.phase
+	{ref{17, 4}, 1396, true},      // ItemMessage.role
+	{ref{490, 6}, 1397, false},    // ItemMessage.status
+	{ref{26, 4}, 1398, false},     // ItemMessage.type
+	{ref{15, 2}, 1399, true},      // ItemReferenceParam.id
+	{ref{26, 4}, 1400, false},     // ItemReferenceParam.type
+	{ref{1352, 7}, 1403, true},    // ItemResourceMessage.content
+	{ref{15, 2}, 1405, true},      // ItemResourceMessage.id
+	{ref{5325, 5}, 1394, false},   // ItemResourceMessage.phase
+	{ref{17, 4}, 1406, true},      // ItemResourceMessage.role
+	{ref{490, 6}, 1407, false},    // ItemResourceMessage.status
+	{ref{26, 4}, 1408, true},      // ItemResourceMessage.type
+	{ref{2399, 4}, 1409, true},    // KeyPressAction.keys
+	{ref{26, 4}, 1411, true},      // KeyPressAction.type
+	{ref{3264, 6}, 1412, false},   // LocalEnvironmentParam.skills
+	{ref{26, 4}, 1413, true},      // LocalEnvironmentParam.type
+	{ref{26, 4}, 1414, true},      // LocalEnvironmentResource.type
+	{ref{7412, 7}, 1415, true},    // LocalShellExecAction.command
+	{ref{7419, 3}, 1417, true},    // LocalShellExecAction.env
+	{ref{5781, 10}, 1418, false},  // LocalShellExecAction.timeout_ms
+	{ref{26, 4}, 1421, true},      // LocalShellExecAction.type
+	{ref{1570, 4}, 1422, false},   // LocalShellExecAction.user
+	{ref{7422, 17}, 1425, false},  // LocalShellExecAction.working_directory
+	{ref{3100, 6}, 1428, true},    // LocalShellToolCall.action
+	{ref{458, 7}, 1430, true},     // LocalShellToolCall.call_id
+	{ref{15, 2}, 1431, true},      // LocalShellToolCall.id
+	{ref{490, 6}, 1432, true},     // LocalShellToolCall.status
+	{ref{26, 4}, 1433, true},      // LocalShellToolCall.type
+	{ref{15, 2}, 1434, true},      // LocalShellToolCallOutput.id
+	{ref{547, 6}, 1435, true},     // LocalShellToolCallOutput.output
+	{ref{490, 6}, 1436, false},    // LocalShellToolCallOutput.status
+	{ref{26, 4}, 1439, true},      // LocalShellToolCallOutput.type
+	{ref{26, 4}, 1440, true},      // LocalShellToolParam.type
+	{ref{966, 11}, 1441, true},    // LocalSkillParam.description
+	{ref{939, 4}, 1442, true},     // LocalSkillParam.name
+	{ref{282, 4}, 1443, true},     // LocalSkillParam.path
+	{ref{2266, 5}, 1444, true},    // LogProb.bytes
+	{ref{2271, 7}, 1446, true},    // LogProb.logprob
+	{ref{2278, 5}, 1447, true},    // LogProb.token
+	{ref{2283, 12}, 1448, true},   // LogProb.top_logprobs
+	{ref{6350, 9}, 1449, true},    // MCPApprovalRequest.arguments
+	{ref{15, 2}, 1450, true},      // MCPApprovalRequest.id
+	{ref{939, 4}, 1451, true},     // MCPApprovalRequest.name
+	{ref{7540, 12}, 1452, true},   // MCPApprovalRequest.server_label
+	{ref{26, 4}, 1453, true},      // MCPApprovalRequest.type
+	{ref{7571, 19}, 1454, true},   // MCPApprovalResponse.approval_request_id
+	{ref{7590, 7}, 1455, true},    // MCPApprovalResponse.approve
+	{ref{15, 2}, 1456, false},     // MCPApprovalResponse.id
+	{ref{7597, 6}, 1459, false},   // MCPApprovalResponse.reason
+	{ref{26, 4}, 1462, true},      // MCPApprovalResponse.type
+	{ref{7571, 19}, 1463, true},   // MCPApprovalResponseResource.approval_request_id
+	{ref{7590, 7}, 1464, true},    // MCPApprovalResponseResource.approve
+	{ref{15, 2}, 1465, true},      // MCPApprovalResponseResource.id
+	{ref{7597, 6}, 1466, false},   // MCPApprovalResponseResource.reason
+	{ref{26, 4}, 1469, true},      // MCPApprovalResponseResource.type
+	{ref{5368, 5}, 1470, false},   // MCPListTools.error
+	{ref{15, 2}, 1473, true},      // MCPListTools.id
+	{ref{7540, 12}, 1474, true},   // MCPListTools.server_label
+	{ref{21, 5}, 1475, true},      // MCPListTools.tools
+	{ref{26, 4}, 1476, true},      // MCPListTools.type
+	{ref{2111, 11}, 1477, false},  // MCPListToolsTool.annotations
+	{ref{966, 11}, 1478, false},   // MCPListToolsTool.description
+	{ref{7658, 12}, 1481, true},   // MCPListToolsTool.input_schema
+	{ref{939, 4}, 1482, true},     // MCPListToolsTool.name
+	{ref{1192, 4}, 1483, true},    // MCPProtocolError.code
+	{ref{1196, 7}, 1484, true},    // MCPProtocolError.message
+	{ref{26, 4}, 1485, true},      // MCPProtocolError.type
+	{ref{605, 15}, 1486, false},   // MCPTool.allowed_callers
+	{ref{894, 13}, 1489, false},   // MCPTool.allowed_tools
+	{ref{7693, 13}, 1494, false},  // MCPTool.authorization
+	{ref{7706, 12}, 1495, false},  // MCPTool.connector_id
+	{ref{5156, 13}, 1496, false},  // MCPTool.defer_loading
+	{ref{7718, 7}, 1497, false},   // MCPTool.headers
+	{ref{7725, 16}, 1498, false},  // MCPTool.require_approval
+	{ref{7741, 18}, 1507, false},  // MCPTool.server_description
+	{ref{7540, 12}, 1508, true},   // MCPTool.server_label
+	{ref{7759, 10}, 1509, false},  // MCPTool.server_url
+	{ref{7769, 9}, 1510, false},   // MCPTool.tunnel_id
+	{ref{26, 4}, 1511, true},      // MCPTool.type
+	{ref{7571, 19}, 1512, false},  // MCPToolCall.approval_request_id
+	{ref{6350, 9}, 1515, true},    // MCPToolCall.arguments
+	{ref{5368, 5}, 1516, false},   // MCPToolCall.error
+	{ref{15, 2}, 1518, true},      // MCPToolCall.id
+	{ref{939, 4}, 1519, true},     // MCPToolCall.name
+	{ref{547, 6}, 1520, false},    // MCPToolCall.output
+	{ref{7540, 12}, 1523, true},   // MCPToolCall.server_label
+	{ref{490, 6}, 1524, false},    // MCPToolCall.status
+	{ref{26, 4}, 1526, true},      // MCPToolCall.type
+	{ref{1352, 7}, 1527, true},    // MCPToolExecutionError.content
+	{ref{26, 4}, 1528, true},      // MCPToolExecutionError.type
+	{ref{7915, 9}, 1529, false},   // MCPToolFilter.read_only
+	{ref{7924, 10}, 1530, false},  // MCPToolFilter.tool_names
+	{ref{1352, 7}, 1532, true},    // Message.content
+	{ref{15, 2}, 1534, true},      // Message.id
+	{ref{5325, 5}, 1535, false},   // Message.phase
+	{ref{17, 4}, 1537, true},      // Message.role
+	{ref{490, 6}, 1539, true},     // Message.status
+	{ref{26, 4}, 1541, true},      // Message.type
+	{ref{4135, 8}, 833, false},    // ModelResponseProperties.metadata
+	{ref{4329, 16}, 834, false},   // ModelResponseProperties.prompt_cache_key
+	{ref{4365, 22}, 839, false},   // ModelResponseProperties.prompt_cache_retention
+	{ref{4418, 17}, 842, false},   // ModelResponseProperties.safety_identifier
+	{ref{4480, 11}, 845, false},   // ModelResponseProperties.temperature
+	{ref{2283, 12}, 1542, false},  // ModelResponseProperties.top_logprobs
+	{ref{4502, 5}, 849, false},    // ModelResponseProperties.top_p
+	{ref{1570, 4}, 852, false},    // ModelResponseProperties.user
+	{ref{1158, 5}, 1545, true},    // Moderation.input
+	{ref{547, 6}, 1546, true},     // Moderation.output
+	{ref{858, 4}, 1547, true},     // ModerationConfigParam.mode
+	{ref{1192, 4}, 1549, true},    // ModerationErrorBody.code
+	{ref{1196, 7}, 1550, true},    // ModerationErrorBody.message
+	{ref{26, 4}, 1551, true},      // ModerationErrorBody.type
+	{ref{1234, 5}, 1552, true},    // ModerationParam.model
+	{ref{8214, 6}, 1553, false},   // ModerationParam.policy
+	{ref{1158, 5}, 1555, false},   // ModerationPolicyParam.input
+	{ref{547, 6}, 1557, false},    // ModerationPolicyParam.output
+	{ref{8261, 10}, 1559, true},   // ModerationResultBody.categories
+	{ref{8271, 28}, 1560, true},   // ModerationResultBody.category_applied_input_types
+	{ref{8299, 15}, 1561, true},   // ModerationResultBody.category_scores
+	{ref{8314, 7}, 1562, true},    // ModerationResultBody.flagged
+	{ref{1234, 5}, 1563, true},    // ModerationResultBody.model
+	{ref{26, 4}, 1564, true},      // ModerationResultBody.type
+	{ref{2399, 4}, 1565, false},   // MoveParam.keys
+	{ref{26, 4}, 1569, true},      // MoveParam.type
+	{ref{2403, 1}, 1570, true},    // MoveParam.x
+	{ref{2404, 1}, 1571, true},    // MoveParam.y
+	{ref{966, 11}, 1572, true},    // NamespaceToolParam.description
+	{ref{939, 4}, 1573, true},     // NamespaceToolParam.name
+	{ref{21, 5}, 1574, true},      // NamespaceToolParam.tools
+	{ref{26, 4}, 1576, true},      // NamespaceToolParam.type
+	{ref{1352, 7}, 1577, true},    // OutputMessage.content
+	{ref{15, 2}, 1369, true},      // OutputMessage.id
+	{ref{5325, 5}, 1394, false},   // OutputMessage.phase
+	{ref{17, 4}, 1578, true},      // OutputMessage.role
+	{ref{490, 6}, 1579, true},     // OutputMessage.status
+	{ref{26, 4}, 1580, true},      // OutputMessage.type
+	{ref{2111, 11}, 1581, true},   // OutputTextContent.annotations
+	{ref{4216, 8}, 1582, true},    // OutputTextContent.logprobs
+	{ref{1437, 4}, 1583, true},    // OutputTextContent.text
+	{ref{26, 4}, 1584, true},      // OutputTextContent.type
+	{ref{1352, 7}, 1585, true},    // PredictionContent.content
+	{ref{26, 4}, 1589, true},      // PredictionContent.type
+	{ref{458, 7}, 1590, true},     // Program.call_id
+	{ref{1192, 4}, 1591, true},    // Program.code
+	{ref{8487, 11}, 1592, true},   // Program.fingerprint
+	{ref{15, 2}, 1593, true},      // Program.id
+	{ref{26, 4}, 1594, true},      // Program.type
+	{ref{458, 7}, 1595, true},     // ProgramItemParam.call_id
+	{ref{1192, 4}, 1596, true},    // ProgramItemParam.code
+	{ref{8487, 11}, 1597, true},   // ProgramItemParam.fingerprint
+	{ref{15, 2}, 1598, true},      // ProgramItemParam.id
+	{ref{26, 4}, 1599, true},      // ProgramItemParam.type
+	{ref{458, 7}, 1600, true},     // ProgramOutput.call_id
+	{ref{15, 2}, 1601, true},      // ProgramOutput.id
+	{ref{6685, 6}, 1602, true},    // ProgramOutput.result
+	{ref{490, 6}, 1603, true},     // ProgramOutput.status
+	{ref{26, 4}, 1605, true},      // ProgramOutput.type
+	{ref{458, 7}, 1606, true},     // ProgramOutputItemParam.call_id
+	{ref{15, 2}, 1607, true},      // ProgramOutputItemParam.id
+	{ref{6685, 6}, 1608, true},    // ProgramOutputItemParam.result
+	{ref{490, 6}, 1609, true},     // ProgramOutputItemParam.status
+	{ref{26, 4}, 1611, true},      // ProgramOutputItemParam.type
+	{ref{8612, 9}, 1612, true},    // ProgramToolCallCaller.caller_id
+	{ref{26, 4}, 1613, true},      // ProgramToolCallCaller.type
+	{ref{8612, 9}, 1614, true},    // ProgramToolCallCallerParam.caller_id
+	{ref{26, 4}, 1615, true},      // ProgramToolCallCallerParam.type
+	{ref{26, 4}, 1616, true},      // ProgrammaticToolCallingParam.type
+	{ref{15, 2}, 1617, true},      // Prompt.id
+	{ref{8681, 9}, 1618, false},   // Prompt.variables
+	{ref{8690, 7}, 1619, false},   // Prompt.version
+	{ref{858, 4}, 1622, true},     // PromptCacheBreakpointConfig.mode
+	{ref{858, 4}, 1623, true},     // PromptCacheBreakpointParam.mode
+	{ref{858, 4}, 1624, true},     // PromptCacheOptions.mode
+	{ref{8803, 3}, 1626, true},    // PromptCacheOptions.ttl
+	{ref{858, 4}, 1628, false},    // PromptCacheOptionsParam.mode
+	{ref{8803, 3}, 1630, false},   // PromptCacheOptionsParam.ttl
+	{ref{8899, 13}, 1632, false},  // RankingOptions.hybrid_search
+	{ref{8912, 6}, 1634, false},   // RankingOptions.ranker
+	{ref{8918, 15}, 1636, false},  // RankingOptions.score_threshold
+	{ref{8942, 7}, 1637, false},   // Reasoning.context
+	{ref{8949, 6}, 256, false},    // Reasoning.effort
+	{ref{8955, 16}, 1640, false},  // Reasoning.generate_summary
+	{ref{858, 4}, 1643, false},    // Reasoning.mode
+	{ref{8971, 7}, 1645, false},   // Reasoning.summary
+	{ref{1352, 7}, 1648, false},   // ReasoningItem.content
+	{ref{2547, 17}, 1649, false},  // ReasoningItem.encrypted_content
+	{ref{15, 2}, 1652, true},      // ReasoningItem.id
+	{ref{490, 6}, 1653, false},    // ReasoningItem.status
+	{ref{8971, 7}, 1654, true},    // ReasoningItem.summary
+	{ref{26, 4}, 1655, true},      // ReasoningItem.type
+	{ref{1437, 4}, 1656, true},    // ReasoningTextContent.text
+	{ref{26, 4}, 1657, true},      // ReasoningTextContent.type
+	{ref{1372, 7}, 1658, true},    // RefusalContent.refusal
+	{ref{26, 4}, 1659, true},      // RefusalContent.type
+	{ref{4744, 10}, 945, false},   // Response.background
+	{ref{9090, 12}, 1660, false},  // Response.completed_at
+	{ref{4772, 12}, 1663, false},  // Response.conversation
+	{ref{4125, 10}, 1665, true},   // Response.created_at
+	{ref{5368, 5}, 278, true},     // Response.error
+	{ref{15, 2}, 1666, true},      // Response.id
+	{ref{9102, 18}, 1667, true},   // Response.incomplete_details
+	{ref{4791, 12}, 1671, true},   // Response.instructions
+	{ref{4803, 17}, 1676, false},  // Response.max_output_tokens
+	{ref{4820, 14}, 948, false},   // Response.max_tool_calls
+	{ref{4135, 8}, 833, true},     // Response.metadata
+	{ref{1234, 5}, 951, true},     // Response.model
+	{ref{4273, 10}, 1679, false},  // Response.moderation
+	{ref{4063, 6}, 1681, true},    // Response.object
+	{ref{547, 6}, 1682, true},     // Response.output
+	{ref{8361, 11}, 1683, false},  // Response.output_text
+	{ref{4284, 19}, 1686, true},   // Response.parallel_tool_calls
+	{ref{4834, 20}, 953, false},   // Response.previous_response_id
+	{ref{4854, 6}, 246, false},    // Response.prompt
+	{ref{4329, 16}, 834, false},   // Response.prompt_cache_key
+	{ref{4345, 20}, 1687, false},  // Response.prompt_cache_options
+	{ref{4365, 22}, 839, false},   // Response.prompt_cache_retention
+	{ref{2122, 9}, 1689, false},   // Response.reasoning
+	{ref{4418, 17}, 842, false},   // Response.safety_identifier
+	{ref{4439, 12}, 341, false},   // Response.service_tier
+	{ref{490, 6}, 1691, false},    // Response.status
+	{ref{4480, 11}, 845, true},    // Response.temperature
+	{ref{1437, 4}, 956, false},    // Response.text
+	{ref{4491, 11}, 958, true},    // Response.tool_choice
+	{ref{21, 5}, 960, true},       // Response.tools
+	{ref{2283, 12}, 1542, false},  // Response.top_logprobs
+	{ref{4502, 5}, 849, true},     // Response.top_p
+	{ref{4860, 10}, 1692, false},  // Response.truncation
+	{ref{4594, 5}, 1695, false},   // Response.usage
+	{ref{1570, 4}, 852, false},    // Response.user
+	{ref{9143, 5}, 1697, true},    // ResponseAudioDeltaEvent.delta
+	{ref{9148, 15}, 1698, true},   // ResponseAudioDeltaEvent.sequence_number
+	{ref{26, 4}, 1699, true},      // ResponseAudioDeltaEvent.type
+	{ref{9148, 15}, 1700, true},   // ResponseAudioDoneEvent.sequence_number
+	{ref{26, 4}, 1701, true},      // ResponseAudioDoneEvent.type
+	{ref{9143, 5}, 1702, true},    // ResponseAudioTranscriptDeltaEvent.delta
+	{ref{9148, 15}, 1703, true},   // ResponseAudioTranscriptDeltaEvent.sequence_number
+	{ref{26, 4}, 1704, true},      // ResponseAudioTranscriptDeltaEvent.type
+	{ref{9148, 15}, 1705, true},   // ResponseAudioTranscriptDoneEvent.sequence_number
+	{ref{26, 4}, 1706, true},      // ResponseAudioTranscriptDoneEvent.type
+	{ref{9143, 5}, 1707, true},    // ResponseCodeInterpreterCallCodeDeltaEvent.delta
+	{ref{9291, 7}, 1708, true},    // ResponseCodeInterpreterCallCodeDeltaEvent.item_id
+	{ref{9298, 12}, 1709, true},   // ResponseCodeInterpreterCallCodeDeltaEvent.output_index
+	{ref{9148, 15}, 1710, true},   // ResponseCodeInterpreterCallCodeDeltaEvent.sequence_number
+	{ref{26, 4}, 1711, true},      // ResponseCodeInterpreterCallCodeDeltaEvent.type
+	{ref{1192, 4}, 1712, true},    // ResponseCodeInterpreterCallCodeDoneEvent.code
+	{ref{9291, 7}, 1713, true},    // ResponseCodeInterpreterCallCodeDoneEvent.item_id
+	{ref{9298, 12}, 1714, true},   // ResponseCodeInterpreterCallCodeDoneEvent.output_index
+	{ref{9148, 15}, 1715, true},   // ResponseCodeInterpreterCallCodeDoneEvent.sequence_number
+	{ref{26, 4}, 1716, true},      // ResponseCodeInterpreterCallCodeDoneEvent.type
+	{ref{9291, 7}, 1717, true},    // ResponseCodeInterpreterCallCompletedEvent.item_id
+	{ref{9298, 12}, 1718, true},   // ResponseCodeInterpreterCallCompletedEvent.output_index
+	{ref{9148, 15}, 1719, true},   // ResponseCodeInterpreterCallCompletedEvent.sequence_number
+	{ref{26, 4}, 1720, true},      // ResponseCodeInterpreterCallCompletedEvent.type
+	{ref{9291, 7}, 1721, true},    // ResponseCodeInterpreterCallInProgressEvent.item_id
+	{ref{9298, 12}, 1722, true},   // ResponseCodeInterpreterCallInProgressEvent.output_index
+	{ref{9148, 15}, 1723, true},   // ResponseCodeInterpreterCallInProgressEvent.sequence_number
+	{ref{26, 4}, 1724, true},      // ResponseCodeInterpreterCallInProgressEvent.type
+	{ref{9291, 7}, 1725, true},    // ResponseCodeInterpreterCallInterpretingEvent.item_id
+	{ref{9298, 12}, 1726, true},   // ResponseCodeInterpreterCallInterpretingEvent.output_index
+	{ref{9148, 15}, 1727, true},   // ResponseCodeInterpreterCallInterpretingEvent.sequence_number
+	{ref{26, 4}, 1728, true},      // ResponseCodeInterpreterCallInterpretingEvent.type
+	{ref{9499, 8}, 1729, true},    // ResponseCompletedEvent.response
+	{ref{9148, 15}, 1731, true},   // ResponseCompletedEvent.sequence_number
+	{ref{26, 4}, 1732, true},      // ResponseCompletedEvent.type
+	{ref{9536, 13}, 1733, true},   // ResponseContentPartAddedEvent.content_index
+	{ref{9291, 7}, 1734, true},    // ResponseContentPartAddedEvent.item_id
+	{ref{9298, 12}, 1735, true},   // ResponseContentPartAddedEvent.output_index
+	{ref{9549, 4}, 1736, true},    // ResponseContentPartAddedEvent.part
+	{ref{9148, 15}, 1738, true},   // ResponseContentPartAddedEvent.sequence_number
+	{ref{26, 4}, 1739, true},      // ResponseContentPartAddedEvent.type
+	{ref{9536, 13}, 1740, true},   // ResponseContentPartDoneEvent.content_index
+	{ref{9291, 7}, 1741, true},    // ResponseContentPartDoneEvent.item_id
+	{ref{9298, 12}, 1742, true},   // ResponseContentPartDoneEvent.output_index
+	{ref{9549, 4}, 1743, true},    // ResponseContentPartDoneEvent.part
+	{ref{9148, 15}, 1745, true},   // ResponseContentPartDoneEvent.sequence_number
+	{ref{26, 4}, 1746, true},      // ResponseContentPartDoneEvent.type
+	{ref{15, 2}, 1747, true},      // ResponseConversation.id
+	{ref{9499, 8}, 1748, true},    // ResponseCreatedEvent.response
+	{ref{9148, 15}, 1750, true},   // ResponseCreatedEvent.sequence_number
+	{ref{26, 4}, 1751, true},      // ResponseCreatedEvent.type
+	{ref{9143, 5}, 1752, true},    // ResponseCustomToolCallInputDeltaEvent.delta
+	{ref{9291, 7}, 1753, true},    // ResponseCustomToolCallInputDeltaEvent.item_id
+	{ref{9298, 12}, 1754, true},   // ResponseCustomToolCallInputDeltaEvent.output_index
+	{ref{9148, 15}, 1755, true},   // ResponseCustomToolCallInputDeltaEvent.sequence_number
+	{ref{26, 4}, 1756, true},      // ResponseCustomToolCallInputDeltaEvent.type
+	{ref{1158, 5}, 1757, true},    // ResponseCustomToolCallInputDoneEvent.input
+	{ref{9291, 7}, 1758, true},    // ResponseCustomToolCallInputDoneEvent.item_id
+	{ref{9298, 12}, 1759, true},   // ResponseCustomToolCallInputDoneEvent.output_index
+	{ref{9148, 15}, 1760, true},   // ResponseCustomToolCallInputDoneEvent.sequence_number
+	{ref{26, 4}, 1761, true},      // ResponseCustomToolCallInputDoneEvent.type
+	{ref{1192, 4}, 1762, true},    // ResponseError.code
+	{ref{1196, 7}, 1764, true},    // ResponseError.message
+	{ref{1192, 4}, 1765, true},    // ResponseErrorEvent.code
+	{ref{1196, 7}, 1768, true},    // ResponseErrorEvent.message
+	{ref{5350, 5}, 1769, true},    // ResponseErrorEvent.param
+	{ref{9148, 15}, 1772, true},   // ResponseErrorEvent.sequence_number
+	{ref{26, 4}, 1773, true},      // ResponseErrorEvent.type
+	{ref{9499, 8}, 1774, true},    // ResponseFailedEvent.response
+	{ref{9148, 15}, 1776, true},   // ResponseFailedEvent.sequence_number
+	{ref{26, 4}, 1777, true},      // ResponseFailedEvent.type
+	{ref{9291, 7}, 1778, true},    // ResponseFileSearchCallCompletedEvent.item_id
+	{ref{9298, 12}, 1779, true},   // ResponseFileSearchCallCompletedEvent.output_index
+	{ref{9148, 15}, 1780, true},   // ResponseFileSearchCallCompletedEvent.sequence_number
+	{ref{26, 4}, 1781, true},      // ResponseFileSearchCallCompletedEvent.type
+	{ref{9291, 7}, 1782, true},    // ResponseFileSearchCallInProgressEvent.item_id
+	{ref{9298, 12}, 1783, true},   // ResponseFileSearchCallInProgressEvent.output_index
+	{ref{9148, 15}, 1784, true},   // ResponseFileSearchCallInProgressEvent.sequence_number
+	{ref{26, 4}, 1785, true},      // ResponseFileSearchCallInProgressEvent.type
+	{ref{9291, 7}, 1786, true},    // ResponseFileSearchCallSearchingEvent.item_id
+	{ref{9298, 12}, 1787, true},   // ResponseFileSearchCallSearchingEvent.output_index
+	{ref{9148, 15}, 1788, true},   // ResponseFileSearchCallSearchingEvent.sequence_number
+	{ref{26, 4}, 1789, true},      // ResponseFileSearchCallSearchingEvent.type
+	{ref{26, 4}, 1790, true},      // ResponseFormatJsonObject.type
+	{ref{10289, 11}, 1791, true},  // ResponseFormatJsonSchema.json_schema
+	{ref{26, 4}, 1798, true},      // ResponseFormatJsonSchema.type
+	{ref{26, 4}, 1799, true},      // ResponseFormatText.type
+	{ref{9143, 5}, 1800, true},    // ResponseFunctionCallArgumentsDeltaEvent.delta
+	{ref{9291, 7}, 1801, true},    // ResponseFunctionCallArgumentsDeltaEvent.item_id
+	{ref{9298, 12}, 1802, true},   // ResponseFunctionCallArgumentsDeltaEvent.output_index
+	{ref{9148, 15}, 1803, true},   // ResponseFunctionCallArgumentsDeltaEvent.sequence_number
+	{ref{26, 4}, 1804, true},      // ResponseFunctionCallArgumentsDeltaEvent.type
+	{ref{6350, 9}, 1805, true},    // ResponseFunctionCallArgumentsDoneEvent.arguments
+	{ref{9291, 7}, 1806, true},    // ResponseFunctionCallArgumentsDoneEvent.item_id
+	{ref{939, 4}, 1807, true},     // ResponseFunctionCallArgumentsDoneEvent.name
+	{ref{9298, 12}, 1808, true},   // ResponseFunctionCallArgumentsDoneEvent.output_index
+	{ref{9148, 15}, 1809, true},   // ResponseFunctionCallArgumentsDoneEvent.sequence_number
+	{ref{26, 4}, 1810, true},      // ResponseFunctionCallArgumentsDoneEvent.type
+	{ref{9291, 7}, 1811, true},    // ResponseImageGenCallCompletedEvent.item_id
+	{ref{9298, 12}, 1812, true},   // ResponseImageGenCallCompletedEvent.output_index
+	{ref{9148, 15}, 1813, true},   // ResponseImageGenCallCompletedEvent.sequence_number
+	{ref{26, 4}, 1814, true},      // ResponseImageGenCallCompletedEvent.type
+	{ref{9291, 7}, 1815, true},    // ResponseImageGenCallGeneratingEvent.item_id
+	{ref{9298, 12}, 1816, true},   // ResponseImageGenCallGeneratingEvent.output_index
+	{ref{9148, 15}, 1817, true},   // ResponseImageGenCallGeneratingEvent.sequence_number
+	{ref{26, 4}, 1818, true},      // ResponseImageGenCallGeneratingEvent.type
+	{ref{9291, 7}, 1819, true},    // ResponseImageGenCallInProgressEvent.item_id
+	{ref{9298, 12}, 1820, true},   // ResponseImageGenCallInProgressEvent.output_index
+	{ref{9148, 15}, 1821, true},   // ResponseImageGenCallInProgressEvent.sequence_number
+	{ref{26, 4}, 1822, true},      // ResponseImageGenCallInProgressEvent.type
+	{ref{4744, 10}, 1823, false},  // ResponseImageGenCallPartialImageEvent.background
+	{ref{9291, 7}, 1824, true},    // ResponseImageGenCallPartialImageEvent.item_id
+	{ref{6631, 13}, 1825, false},  // ResponseImageGenCallPartialImageEvent.output_format
+	{ref{9298, 12}, 1826, true},   // ResponseImageGenCallPartialImageEvent.output_index
+	{ref{10566, 17}, 1827, true},  // ResponseImageGenCallPartialImageEvent.partial_image_b64
+	{ref{10583, 19}, 1828, true},  // ResponseImageGenCallPartialImageEvent.partial_image_index
+	{ref{6658, 7}, 1829, false},   // ResponseImageGenCallPartialImageEvent.quality
+	{ref{9148, 15}, 1830, true},   // ResponseImageGenCallPartialImageEvent.sequence_number
+	{ref{6665, 4}, 1831, false},   // ResponseImageGenCallPartialImageEvent.size
+	{ref{26, 4}, 1832, true},      // ResponseImageGenCallPartialImageEvent.type
+	{ref{9499, 8}, 1833, true},    // ResponseInProgressEvent.response
+	{ref{9148, 15}, 1835, true},   // ResponseInProgressEvent.sequence_number
+	{ref{26, 4}, 1836, true},      // ResponseInProgressEvent.type
+	{ref{9499, 8}, 1837, true},    // ResponseIncompleteEvent.response
+	{ref{9148, 15}, 1839, true},   // ResponseIncompleteEvent.sequence_number
+	{ref{26, 4}, 1840, true},      // ResponseIncompleteEvent.type
+	{ref{4036, 4}, 1841, true},    // ResponseItemList.data
+	{ref{4040, 8}, 1842, true},    // ResponseItemList.first_id
+	{ref{4048, 8}, 1843, true},    // ResponseItemList.has_more
+	{ref{4056, 7}, 1844, true},    // ResponseItemList.last_id
+	{ref{4063, 6}, 1845, true},    // ResponseItemList.object
+	{ref{2271, 7}, 1846, true},    // ResponseLogProb.logprob
+	{ref{2278, 5}, 1847, true},    // ResponseLogProb.token
+	{ref{2283, 12}, 1848, false},  // ResponseLogProb.top_logprobs
+	{ref{9143, 5}, 1852, true},    // ResponseMCPCallArgumentsDeltaEvent.delta
+	{ref{9291, 7}, 1853, true},    // ResponseMCPCallArgumentsDeltaEvent.item_id
+	{ref{9298, 12}, 1854, true},   // ResponseMCPCallArgumentsDeltaEvent.output_index
+	{ref{9148, 15}, 1855, true},   // ResponseMCPCallArgumentsDeltaEvent.sequence_number
+	{ref{26, 4}, 1856, true},      // ResponseMCPCallArgumentsDeltaEvent.type
+	{ref{6350, 9}, 1857, true},    // ResponseMCPCallArgumentsDoneEvent.arguments
+	{ref{9291, 7}, 1858, true},    // ResponseMCPCallArgumentsDoneEvent.item_id
+	{ref{9298, 12}, 1859, true},   // ResponseMCPCallArgumentsDoneEvent.output_index
+	{ref{9148, 15}, 1860, true},   // ResponseMCPCallArgumentsDoneEvent.sequence_number
+	{ref{26, 4}, 1861, true},      // ResponseMCPCallArgumentsDoneEvent.type
+	{ref{9291, 7}, 1862, true},    // ResponseMCPCallCompletedEvent.item_id
+	{ref{9298, 12}, 1863, true},   // ResponseMCPCallCompletedEvent.output_index
+	{ref{9148, 15}, 1864, true},   // ResponseMCPCallCompletedEvent.sequence_number
+	{ref{26, 4}, 1865, true},      // ResponseMCPCallCompletedEvent.type
+	{ref{9291, 7}, 1866, true},    // ResponseMCPCallFailedEvent.item_id
+	{ref{9298, 12}, 1867, true},   // ResponseMCPCallFailedEvent.output_index
+	{ref{9148, 15}, 1868, true},   // ResponseMCPCallFailedEvent.sequence_number
+	{ref{26, 4}, 1869, true},      // ResponseMCPCallFailedEvent.type
+	{ref{9291, 7}, 1870, true},    // ResponseMCPCallInProgressEvent.item_id
+	{ref{9298, 12}, 1871, true},   // ResponseMCPCallInProgressEvent.output_index
+	{ref{9148, 15}, 1872, true},   // ResponseMCPCallInProgressEvent.sequence_number
+	{ref{26, 4}, 1873, true},      // ResponseMCPCallInProgressEvent.type
+	{ref{9291, 7}, 1874, true},    // ResponseMCPListToolsCompletedEvent.item_id
+	{ref{9298, 12}, 1875, true},   // ResponseMCPListToolsCompletedEvent.output_index
+	{ref{9148, 15}, 1876, true},   // ResponseMCPListToolsCompletedEvent.sequence_number
+	{ref{26, 4}, 1877, true},      // ResponseMCPListToolsCompletedEvent.type
+	{ref{9291, 7}, 1878, true},    // ResponseMCPListToolsFailedEvent.item_id
+	{ref{9298, 12}, 1879, true},   // ResponseMCPListToolsFailedEvent.output_index
+	{ref{9148, 15}, 1880, true},   // ResponseMCPListToolsFailedEvent.sequence_number
+	{ref{26, 4}, 1881, true},      // ResponseMCPListToolsFailedEvent.type
+	{ref{9291, 7}, 1882, true},    // ResponseMCPListToolsInProgressEvent.item_id
+	{ref{9298, 12}, 1883, true},   // ResponseMCPListToolsInProgressEvent.output_index
+	{ref{9148, 15}, 1884, true},   // ResponseMCPListToolsInProgressEvent.sequence_number
+	{ref{26, 4}, 1885, true},      // ResponseMCPListToolsInProgressEvent.type
+	{ref{10977, 4}, 1887, true},   // ResponseOutputItemAddedEvent.item
+	{ref{9298, 12}, 1889, true},   // ResponseOutputItemAddedEvent.output_index
+	{ref{9148, 15}, 1890, true},   // ResponseOutputItemAddedEvent.sequence_number
+	{ref{26, 4}, 1891, true},      // ResponseOutputItemAddedEvent.type
+	{ref{10977, 4}, 1892, true},   // ResponseOutputItemDoneEvent.item
+	{ref{9298, 12}, 1894, true},   // ResponseOutputItemDoneEvent.output_index
+	{ref{9148, 15}, 1895, true},   // ResponseOutputItemDoneEvent.sequence_number
+	{ref{26, 4}, 1896, true},      // ResponseOutputItemDoneEvent.type
+	{ref{11046, 10}, 1897, true},  // ResponseOutputTextAnnotationAddedEvent.annotation
+	{ref{11056, 16}, 1899, true},  // ResponseOutputTextAnnotationAddedEvent.annotation_index
+	{ref{9536, 13}, 1900, true},   // ResponseOutputTextAnnotationAddedEvent.content_index
+	{ref{9291, 7}, 1901, true},    // ResponseOutputTextAnnotationAddedEvent.item_id
+	{ref{9298, 12}, 1902, true},   // ResponseOutputTextAnnotationAddedEvent.output_index
+	{ref{9148, 15}, 1903, true},   // ResponseOutputTextAnnotationAddedEvent.sequence_number
+	{ref{26, 4}, 1904, true},      // ResponseOutputTextAnnotationAddedEvent.type
+	{ref{4744, 10}, 945, false},   // ResponseProperties.background
+	{ref{4820, 14}, 948, false},   // ResponseProperties.max_tool_calls
+	{ref{1234, 5}, 951, false},    // ResponseProperties.model
+	{ref{4834, 20}, 953, false},   // ResponseProperties.previous_response_id
+	{ref{4854, 6}, 246, false},    // ResponseProperties.prompt
+	{ref{1437, 4}, 956, false},    // ResponseProperties.text
+	{ref{4491, 11}, 958, false},   // ResponseProperties.tool_choice
+	{ref{21, 5}, 960, false},      // ResponseProperties.tools
+	{ref{9499, 8}, 1905, true},    // ResponseQueuedEvent.response
+	{ref{9148, 15}, 1907, true},   // ResponseQueuedEvent.sequence_number
+	{ref{26, 4}, 1908, true},      // ResponseQueuedEvent.type
+	{ref{9291, 7}, 1909, true},    // ResponseReasoningSummaryPartAddedEvent.item_id
+	{ref{9298, 12}, 1910, true},   // ResponseReasoningSummaryPartAddedEvent.output_index
+	{ref{9549, 4}, 1911, true},    // ResponseReasoningSummaryPartAddedEvent.part
+	{ref{9148, 15}, 1914, true},   // ResponseReasoningSummaryPartAddedEvent.sequence_number
+	{ref{11170, 13}, 1915, true},  // ResponseReasoningSummaryPartAddedEvent.summary_index
+	{ref{26, 4}, 1916, true},      // ResponseReasoningSummaryPartAddedEvent.type
+	{ref{9291, 7}, 1917, true},    // ResponseReasoningSummaryPartDoneEvent.item_id
+	{ref{9298, 12}, 1918, true},   // ResponseReasoningSummaryPartDoneEvent.output_index
+	{ref{9549, 4}, 1919, true},    // ResponseReasoningSummaryPartDoneEvent.part
+	{ref{9148, 15}, 1922, true},   // ResponseReasoningSummaryPartDoneEvent.sequence_number
+	{ref{490, 6}, 1923, false},    // ResponseReasoningSummaryPartDoneEvent.status
+	{ref{11170, 13}, 1924, true},  // ResponseReasoningSummaryPartDoneEvent.summary_index
+	{ref{26, 4}, 1925, true},      // ResponseReasoningSummaryPartDoneEvent.type
+	{ref{9143, 5}, 1926, true},    // ResponseReasoningSummaryTextDeltaEvent.delta
+	{ref{9291, 7}, 1927, true},    // ResponseReasoningSummaryTextDeltaEvent.item_id
+	{ref{9298, 12}, 1928, true},   // ResponseReasoningSummaryTextDeltaEvent.output_index
+	{ref{9148, 15}, 1929, true},   // ResponseReasoningSummaryTextDeltaEvent.sequence_number
+	{ref{11170, 13}, 1930, true},  // ResponseReasoningSummaryTextDeltaEvent.summary_index
+	{ref{26, 4}, 1931, true},      // ResponseReasoningSummaryTextDeltaEvent.type
+	{ref{9291, 7}, 1932, true},    // ResponseReasoningSummaryTextDoneEvent.item_id
+	{ref{9298, 12}, 1933, true},   // ResponseReasoningSummaryTextDoneEvent.output_index
+	{ref{9148, 15}, 1934, true},   // ResponseReasoningSummaryTextDoneEvent.sequence_number
+	{ref{11170, 13}, 1935, true},  // ResponseReasoningSummaryTextDoneEvent.summary_index
+	{ref{1437, 4}, 1936, true},    // ResponseReasoningSummaryTextDoneEvent.text
+	{ref{26, 4}, 1937, true},      // ResponseReasoningSummaryTextDoneEvent.type
+	{ref{9536, 13}, 1938, true},   // ResponseReasoningTextDeltaEvent.content_index
+	{ref{9143, 5}, 1939, true},    // ResponseReasoningTextDeltaEvent.delta
+	{ref{9291, 7}, 1940, true},    // ResponseReasoningTextDeltaEvent.item_id
+	{ref{9298, 12}, 1941, true},   // ResponseReasoningTextDeltaEvent.output_index
+	{ref{9148, 15}, 1942, true},   // ResponseReasoningTextDeltaEvent.sequence_number
+	{ref{26, 4}, 1943, true},      // ResponseReasoningTextDeltaEvent.type
+	{ref{9536, 13}, 1944, true},   // ResponseReasoningTextDoneEvent.content_index
+	{ref{9291, 7}, 1945, true},    // ResponseReasoningTextDoneEvent.item_id
+	{ref{9298, 12}, 1946, true},   // ResponseReasoningTextDoneEvent.output_index
+	{ref{9148, 15}, 1947, true},   // ResponseReasoningTextDoneEvent.sequence_number
+	{ref{1437, 4}, 1948, true},    // ResponseReasoningTextDoneEvent.text
+	{ref{26, 4}, 1949, true},      // ResponseReasoningTextDoneEvent.type
+	{ref{9536, 13}, 1950, true},   // ResponseRefusalDeltaEvent.content_index
+	{ref{9143, 5}, 1951, true},    // ResponseRefusalDeltaEvent.delta
+	{ref{9291, 7}, 1952, true},    // ResponseRefusalDeltaEvent.item_id
+	{ref{9298, 12}, 1953, true},   // ResponseRefusalDeltaEvent.output_index
+	{ref{9148, 15}, 1954, true},   // ResponseRefusalDeltaEvent.sequence_number
+	{ref{26, 4}, 1955, true},      // ResponseRefusalDeltaEvent.type
+	{ref{9536, 13}, 1956, true},   // ResponseRefusalDoneEvent.content_index
+	{ref{9291, 7}, 1957, true},    // ResponseRefusalDoneEvent.item_id
+	{ref{9298, 12}, 1958, true},   // ResponseRefusalDoneEvent.output_index
+	{ref{1372, 7}, 1959, true},    // ResponseRefusalDoneEvent.refusal
+	{ref{9148, 15}, 1960, true},   // ResponseRefusalDoneEvent.sequence_number
+	{ref{26, 4}, 1961, true},      // ResponseRefusalDoneEvent.type
+	{ref{7412, 7}, 1962, true},    // ResponseShellCallCommandAddedStreamingEvent.command
+	{ref{11448, 13}, 1963, true},  // ResponseShellCallCommandAddedStreamingEvent.command_index
+	{ref{9298, 12}, 1964, true},   // ResponseShellCallCommandAddedStreamingEvent.output_index
+	{ref{9148, 15}, 1965, true},   // ResponseShellCallCommandAddedStreamingEvent.sequence_number
+	{ref{26, 4}, 1966, true},      // ResponseShellCallCommandAddedStreamingEvent.type
+	{ref{11448, 13}, 1967, true},  // ResponseShellCallCommandDeltaStreamingEvent.command_index
+	{ref{9143, 5}, 1968, true},    // ResponseShellCallCommandDeltaStreamingEvent.delta
+	{ref{4633, 11}, 1969, false},  // ResponseShellCallCommandDeltaStreamingEvent.obfuscation
+	{ref{9298, 12}, 1970, true},   // ResponseShellCallCommandDeltaStreamingEvent.output_index
+	{ref{9148, 15}, 1971, true},   // ResponseShellCallCommandDeltaStreamingEvent.sequence_number
+	{ref{26, 4}, 1972, true},      // ResponseShellCallCommandDeltaStreamingEvent.type
+	{ref{7412, 7}, 1973, true},    // ResponseShellCallCommandDoneStreamingEvent.command
+	{ref{11448, 13}, 1974, true},  // ResponseShellCallCommandDoneStreamingEvent.command_index
+	{ref{9298, 12}, 1975, true},   // ResponseShellCallCommandDoneStreamingEvent.output_index
+	{ref{9148, 15}, 1976, true},   // ResponseShellCallCommandDoneStreamingEvent.sequence_number
+	{ref{26, 4}, 1977, true},      // ResponseShellCallCommandDoneStreamingEvent.type
+	{ref{11448, 13}, 1978, true},  // ResponseShellCallOutputContentDeltaStreamingEvent.command_index
+	{ref{9143, 5}, 1979, true},    // ResponseShellCallOutputContentDeltaStreamingEvent.delta
+	{ref{9291, 7}, 1981, true},    // ResponseShellCallOutputContentDeltaStreamingEvent.item_id
+	{ref{9298, 12}, 1982, true},   // ResponseShellCallOutputContentDeltaStreamingEvent.output_index
+	{ref{9148, 15}, 1983, true},   // ResponseShellCallOutputContentDeltaStreamingEvent.sequence_number
+	{ref{26, 4}, 1984, true},      // ResponseShellCallOutputContentDeltaStreamingEvent.type
+	{ref{11448, 13}, 1985, true},  // ResponseShellCallOutputContentDoneStreamingEvent.command_index
+	{ref{9291, 7}, 1986, true},    // ResponseShellCallOutputContentDoneStreamingEvent.item_id
+	{ref{547, 6}, 1987, true},     // ResponseShellCallOutputContentDoneStreamingEvent.output
+	{ref{9298, 12}, 1988, true},   // ResponseShellCallOutputContentDoneStreamingEvent.output_index
+	{ref{9148, 15}, 1989, true},   // ResponseShellCallOutputContentDoneStreamingEvent.sequence_number
+	{ref{26, 4}, 1990, true},      // ResponseShellCallOutputContentDoneStreamingEvent.type
+	{ref{2175, 19}, 1991, false},  // ResponseStreamOptions.include_obfuscation
+	{ref{9536, 13}, 1992, true},   // ResponseTextDeltaEvent.content_index
+	{ref{9143, 5}, 1993, true},    // ResponseTextDeltaEvent.delta
+	{ref{9291, 7}, 1994, true},    // ResponseTextDeltaEvent.item_id
+	{ref{4216, 8}, 1995, true},    // ResponseTextDeltaEvent.logprobs
+	{ref{9298, 12}, 1996, true},   // ResponseTextDeltaEvent.output_index
+	{ref{9148, 15}, 1997, true},   // ResponseTextDeltaEvent.sequence_number
+	{ref{26, 4}, 1998, true},      // ResponseTextDeltaEvent.type
+	{ref{9536, 13}, 1999, true},   // ResponseTextDoneEvent.content_index
+	{ref{9291, 7}, 2000, true},    // ResponseTextDoneEvent.item_id
+	{ref{4216, 8}, 2001, true},    // ResponseTextDoneEvent.logprobs
+	{ref{9298, 12}, 2002, true},   // ResponseTextDoneEvent.output_index
+	{ref{9148, 15}, 2003, true},   // ResponseTextDoneEvent.sequence_number
+	{ref{1437, 4}, 2004, true},    // ResponseTextDoneEvent.text
+	{ref{26, 4}, 2005, true},      // ResponseTextDoneEvent.type
+	{ref{5169, 6}, 2006, false},   // ResponseTextParam.format
+	{ref{4507, 9}, 374, false},    // ResponseTextParam.verbosity
+	{ref{13549, 12}, 2008, true},  // ResponseUsage.input_tokens
+	{ref{13561, 20}, 2009, true},  // ResponseUsage.input_tokens_details
+	{ref{13581, 13}, 2012, true},  // ResponseUsage.output_tokens
+	{ref{13594, 21}, 2013, true},  // ResponseUsage.output_tokens_details
+	{ref{2731, 12}, 2015, true},   // ResponseUsage.total_tokens
+	{ref{9291, 7}, 2016, true},    // ResponseWebSearchCallCompletedEvent.item_id
+	{ref{9298, 12}, 2017, true},   // ResponseWebSearchCallCompletedEvent.output_index
+	{ref{9148, 15}, 2018, true},   // ResponseWebSearchCallCompletedEvent.sequence_number
+	{ref{26, 4}, 2019, true},      // ResponseWebSearchCallCompletedEvent.type
+	{ref{9291, 7}, 2020, true},    // ResponseWebSearchCallInProgressEvent.item_id
+	{ref{9298, 12}, 2021, true},   // ResponseWebSearchCallInProgressEvent.output_index
+	{ref{9148, 15}, 2022, true},   // ResponseWebSearchCallInProgressEvent.sequence_number
+	{ref{26, 4}, 2023, true},      // ResponseWebSearchCallInProgressEvent.type
+	{ref{9291, 7}, 2024, true},    // ResponseWebSearchCallSearchingEvent.item_id
+	{ref{9298, 12}, 2025, true},   // ResponseWebSearchCallSearchingEvent.output_index
+	{ref{9148, 15}, 2026, true},   // ResponseWebSearchCallSearchingEvent.sequence_number
+	{ref{26, 4}, 2027, true},      // ResponseWebSearchCallSearchingEvent.type
+	{ref{26, 4}, 2028, true},      // ScreenshotParam.type
+	{ref{2399, 4}, 2029, false},   // ScrollParam.keys
+	{ref{13747, 8}, 2033, true},   // ScrollParam.scroll_x
+	{ref{13755, 8}, 2034, true},   // ScrollParam.scroll_y
+	{ref{26, 4}, 2035, true},      // ScrollParam.type
+	{ref{2403, 1}, 2036, true},    // ScrollParam.x
+	{ref{2404, 1}, 2037, true},    // ScrollParam.y
+	{ref{5945, 6}, 2038, false},   // ShellCallOutputDelta.stderr
+	{ref{5951, 6}, 2039, false},   // ShellCallOutputDelta.stdout
+	{ref{13904, 8}, 2040, true},   // SkillReferenceParam.skill_id
+	{ref{26, 4}, 2041, true},      // SkillReferenceParam.type
+	{ref{8690, 7}, 2042, false},   // SkillReferenceParam.version
+	{ref{26, 4}, 2043, true},      // SpecificApplyPatchParam.type
+	{ref{26, 4}, 2044, true},      // SpecificFunctionShellParam.type
+	{ref{26, 4}, 2045, true},      // SpecificProgrammaticToolCallingParam.type
+	{ref{1437, 4}, 2049, true},    // SummaryTextContent.text
+	{ref{26, 4}, 2050, true},      // SummaryTextContent.type
+	{ref{1437, 4}, 2051, true},    // TextContent.text
+	{ref{26, 4}, 2052, true},      // TextContent.type
+	{ref{966, 11}, 2053, false},   // TextResponseFormatJsonSchema.description
+	{ref{939, 4}, 2054, true},     // TextResponseFormatJsonSchema.name
+	{ref{14113, 6}, 2055, true},   // TextResponseFormatJsonSchema.schema
+	{ref{5713, 6}, 2056, false},   // TextResponseFormatJsonSchema.strict
+	{ref{26, 4}, 2059, true},      // TextResponseFormatJsonSchema.type
+	{ref{858, 4}, 2060, true},     // ToolChoiceAllowed.mode
+	{ref{21, 5}, 2061, true},      // ToolChoiceAllowed.tools
+	{ref{26, 4}, 2063, true},      // ToolChoiceAllowed.type
+	{ref{939, 4}, 2064, true},     // ToolChoiceCustom.name
+	{ref{26, 4}, 2065, true},      // ToolChoiceCustom.type
+	{ref{939, 4}, 2066, true},     // ToolChoiceFunction.name
+	{ref{26, 4}, 2067, true},      // ToolChoiceFunction.type
+	{ref{939, 4}, 2068, false},    // ToolChoiceMCP.name
+	{ref{7540, 12}, 2071, true},   // ToolChoiceMCP.server_label
+	{ref{26, 4}, 2072, true},      // ToolChoiceMCP.type
+	{ref{26, 4}, 2074, true},      // ToolChoiceTypes.type
+	{ref{6350, 9}, 2075, true},    // ToolSearchCall.arguments
+	{ref{458, 7}, 2076, true},     // ToolSearchCall.call_id
+	{ref{471, 10}, 2079, false},   // ToolSearchCall.created_by
+	{ref{14504, 9}, 2080, true},   // ToolSearchCall.execution
+	{ref{15, 2}, 2082, true},      // ToolSearchCall.id
+	{ref{490, 6}, 2083, true},     // ToolSearchCall.status
+	{ref{26, 4}, 2085, true},      // ToolSearchCall.type
+	{ref{6350, 9}, 2086, true},    // ToolSearchCallItemParam.arguments
+	{ref{458, 7}, 2087, false},    // ToolSearchCallItemParam.call_id
+	{ref{14504, 9}, 2090, false},  // ToolSearchCallItemParam.execution
+	{ref{15, 2}, 2092, false},     // ToolSearchCallItemParam.id
+	{ref{490, 6}, 2095, false},    // ToolSearchCallItemParam.status
+	{ref{26, 4}, 2097, true},      // ToolSearchCallItemParam.type
+	{ref{458, 7}, 2098, true},     // ToolSearchOutput.call_id
+	{ref{471, 10}, 2101, false},   // ToolSearchOutput.created_by
+	{ref{14504, 9}, 2102, true},   // ToolSearchOutput.execution
+	{ref{15, 2}, 2104, true},      // ToolSearchOutput.id
+	{ref{490, 6}, 2105, true},     // ToolSearchOutput.status
+	{ref{21, 5}, 2107, true},      // ToolSearchOutput.tools
+	{ref{26, 4}, 2108, true},      // ToolSearchOutput.type
+	{ref{458, 7}, 2109, false},    // ToolSearchOutputItemParam.call_id
+	{ref{14504, 9}, 2112, false},  // ToolSearchOutputItemParam.execution
+	{ref{15, 2}, 2114, false},     // ToolSearchOutputItemParam.id
+	{ref{490, 6}, 2117, false},    // ToolSearchOutputItemParam.status
+	{ref{21, 5}, 2119, true},      // ToolSearchOutputItemParam.tools
+	{ref{26, 4}, 2120, true},      // ToolSearchOutputItemParam.type
+	{ref{966, 11}, 2121, false},   // ToolSearchToolParam.description
+	{ref{14504, 9}, 2124, false},  // ToolSearchToolParam.execution
+	{ref{977, 10}, 2126, false},   // ToolSearchToolParam.parameters
+	{ref{26, 4}, 2127, true},      // ToolSearchToolParam.type
+	{ref{2266, 5}, 2128, true},    // TopLogProb.bytes
+	{ref{2271, 7}, 2130, true},    // TopLogProb.logprob
+	{ref{2278, 5}, 2131, true},    // TopLogProb.token
+	{ref{1437, 4}, 2132, true},    // TypeParam.text
+	{ref{26, 4}, 2133, true},      // TypeParam.type
+	{ref{4135, 8}, 2134, true},    // UpdateConversationBody.metadata
+	{ref{3295, 9}, 2135, true},    // UrlCitationBody.end_index
+	{ref{3312, 11}, 2136, true},   // UrlCitationBody.start_index
+	{ref{14697, 5}, 2137, true},   // UrlCitationBody.title
+	{ref{26, 4}, 2138, true},      // UrlCitationBody.type
+	{ref{2431, 3}, 2139, true},    // UrlCitationBody.url
+	{ref{26, 4}, 2142, true},      // WaitParam.type
+	{ref{14799, 7}, 2143, true},   // WebSearchActionFind.pattern
+	{ref{26, 4}, 2144, true},      // WebSearchActionFind.type
+	{ref{2431, 3}, 2145, true},    // WebSearchActionFind.url
+	{ref{26, 4}, 2146, true},      // WebSearchActionOpenPage.type
+	{ref{2431, 3}, 2147, false},   // WebSearchActionOpenPage.url
+	{ref{5504, 7}, 2150, false},   // WebSearchActionSearch.queries
+	{ref{14850, 5}, 2152, false},  // WebSearchActionSearch.query
+	{ref{14855, 7}, 2153, false},  // WebSearchActionSearch.sources
+	{ref{26, 4}, 2157, true},      // WebSearchActionSearch.type
+	{ref{702, 4}, 2158, false},    // WebSearchApproximateLocation.city
+	{ref{706, 7}, 2161, false},    // WebSearchApproximateLocation.country
+	{ref{713, 6}, 2164, false},    // WebSearchApproximateLocation.region
+	{ref{719, 8}, 2167, false},    // WebSearchApproximateLocation.timezone
+	{ref{26, 4}, 2170, false},     // WebSearchApproximateLocation.type
+	{ref{702, 4}, 2171, false},    // WebSearchLocation.city
+	{ref{706, 7}, 2172, false},    // WebSearchLocation.country
+	{ref{713, 6}, 2173, false},    // WebSearchLocation.region
+	{ref{719, 8}, 2174, false},    // WebSearchLocation.timezone
+	{ref{14947, 20}, 2175, false}, // WebSearchPreviewTool.search_content_types
+	{ref{14967, 19}, 2176, false}, // WebSearchPreviewTool.search_context_size
+	{ref{26, 4}, 2178, true},      // WebSearchPreviewTool.type
+	{ref{14986, 13}, 2179, false}, // WebSearchPreviewTool.user_location
+	{ref{15012, 19}, 2181, false}, // WebSearchTool.external_web_access
+	{ref{2757, 7}, 2182, false},   // WebSearchTool.filters
+	{ref{14967, 19}, 2189, false}, // WebSearchTool.search_context_size
+	{ref{26, 4}, 2190, true},      // WebSearchTool.type
+	{ref{14986, 13}, 381, false},  // WebSearchTool.user_location
+	{ref{3100, 6}, 2191, true},    // WebSearchToolCall.action
+	{ref{15, 2}, 2192, true},      // WebSearchToolCall.id
+	{ref{490, 6}, 2193, true},     // WebSearchToolCall.status
+	{ref{26, 4}, 2194, true},      // WebSearchToolCall.type
+	{ref{1158, 5}, 491, true},     // ChatCompletionMessageCustomToolCall/properties/custom.input
+	{ref{939, 4}, 492, true},      // ChatCompletionMessageCustomToolCall/properties/custom.name
+	{ref{6350, 9}, 496, true},     // ChatCompletionMessageToolCall/properties/function.arguments
+	{ref{939, 4}, 497, true},      // ChatCompletionMessageToolCall/properties/function.name
+	{ref{6350, 9}, 501, false},    // ChatCompletionMessageToolCallChunk/properties/function.arguments
+	{ref{939, 4}, 502, false},     // ChatCompletionMessageToolCallChunk/properties/function.name
+	{ref{939, 4}, 516, true},      // ChatCompletionNamedToolChoice/properties/function.name
+	{ref{939, 4}, 519, true},      // ChatCompletionNamedToolChoiceCustom/properties/custom.name
+	{ref{15, 2}, 523, true},       // ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0.id
+	{ref{6350, 9}, 532, true},     // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.arguments
+	{ref{939, 4}, 533, true},      // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.name
+	{ref{4036, 4}, 554, true},     // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.data
+	{ref{5169, 6}, 555, true},     // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.format
+	{ref{7024, 9}, 560, false},    // ChatCompletionRequestMessageContentPartFile/properties/file.file_data
+	{ref{3042, 7}, 561, false},    // ChatCompletionRequestMessageContentPartFile/properties/file.file_id
+	{ref{3304, 8}, 562, false},    // ChatCompletionRequestMessageContentPartFile/properties/file.filename
+	{ref{3036, 6}, 567, false},    // ChatCompletionRequestMessageContentPartImage/properties/image_url.detail
+	{ref{2431, 3}, 568, true},     // ChatCompletionRequestMessageContentPartImage/properties/image_url.url
+	{ref{26, 4}, 598, true},       // ChatCompletionResponseMessage/properties/annotations/items.type
+	{ref{109, 12}, 599, true},     // ChatCompletionResponseMessage/properties/annotations/items.url_citation
+	{ref{3295, 9}, 600, true},     // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.end_index
+	{ref{3312, 11}, 601, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.start_index
+	{ref{14697, 5}, 602, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.title
+	{ref{2431, 3}, 603, true},     // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.url
+	{ref{4036, 4}, 606, true},     // ChatCompletionResponseMessage/properties/audio/anyOf/0.data
+	{ref{27079, 10}, 607, true},   // ChatCompletionResponseMessage/properties/audio/anyOf/0.expires_at
+	{ref{15, 2}, 608, true},       // ChatCompletionResponseMessage/properties/audio/anyOf/0.id
+	{ref{27089, 10}, 609, true},   // ChatCompletionResponseMessage/properties/audio/anyOf/0.transcript
+	{ref{6350, 9}, 615, true},     // ChatCompletionResponseMessage/properties/function_call.arguments
+	{ref{939, 4}, 616, true},      // ChatCompletionResponseMessage/properties/function_call.name
+	{ref{6350, 9}, 631, false},    // ChatCompletionStreamResponseDelta/properties/function_call.arguments
+	{ref{939, 4}, 632, false},     // ChatCompletionStreamResponseDelta/properties/function_call.name
+	{ref{2266, 5}, 648, true},     // ChatCompletionTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{2271, 7}, 652, true},     // ChatCompletionTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{2278, 5}, 653, true},     // ChatCompletionTokenLogprob/properties/top_logprobs/items.token
+	{ref{32403, 26}, 713, false},  // CompletionUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{32429, 12}, 714, false},  // CompletionUsage/properties/completion_tokens_details.audio_tokens
+	{ref{32441, 16}, 715, false},  // CompletionUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{32457, 26}, 716, false},  // CompletionUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{32483, 11}, 717, false},  // CompletionUsage/properties/completion_tokens_details.text_tokens
+	{ref{32429, 12}, 720, false},  // CompletionUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{32993, 18}, 721, false},  // CompletionUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{33011, 13}, 722, false},  // CompletionUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{33024, 12}, 723, false},  // CompletionUsage/properties/prompt_tokens_details.image_tokens
+	{ref{32483, 11}, 724, false},  // CompletionUsage/properties/prompt_tokens_details.text_tokens
+	{ref{5169, 6}, 854, true},     // CreateChatCompletionRequest/allOf/1/properties/audio.format
+	{ref{39645, 5}, 855, true},    // CreateChatCompletionRequest/allOf/1/properties/audio.voice
+	{ref{14967, 19}, 890, false},  // CreateChatCompletionRequest/allOf/1/properties/web_search_options.search_context_size
+	{ref{14986, 13}, 892, false},  // CreateChatCompletionRequest/allOf/1/properties/web_search_options.user_location
+	{ref{18966, 11}, 893, true},   // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.approximate
+	{ref{26, 4}, 895, true},       // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.type
+	{ref{42578, 13}, 898, true},   // CreateChatCompletionResponse/properties/choices/items.finish_reason
+	{ref{1099, 5}, 899, true},     // CreateChatCompletionResponse/properties/choices/items.index
+	{ref{4216, 8}, 900, true},     // CreateChatCompletionResponse/properties/choices/items.logprobs
+	{ref{1196, 7}, 909, true},     // CreateChatCompletionResponse/properties/choices/items.message
+	{ref{1352, 7}, 902, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.content
+	{ref{1372, 7}, 905, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.refusal
+	{ref{9143, 5}, 923, true},     // CreateChatCompletionStreamResponse/properties/choices/items.delta
+	{ref{42578, 13}, 925, true},   // CreateChatCompletionStreamResponse/properties/choices/items.finish_reason
+	{ref{1099, 5}, 926, true},     // CreateChatCompletionStreamResponse/properties/choices/items.index
+	{ref{4216, 8}, 927, false},    // CreateChatCompletionStreamResponse/properties/choices/items.logprobs
+	{ref{1352, 7}, 928, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.content
+	{ref{1372, 7}, 929, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.refusal
+	{ref{966, 11}, 1025, false},   // CustomToolChatCompletions/properties/custom.description
+	{ref{5169, 6}, 1026, false},   // CustomToolChatCompletions/properties/custom.format
+	{ref{939, 4}, 1027, true},     // CustomToolChatCompletions/properties/custom.name
+	{ref{4894, 10}, 1030, true},   // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.definition
+	{ref{4904, 6}, 1031, true},    // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.syntax
+	{ref{52277, 10}, 1098, false}, // FileSearchToolCall/properties/results/anyOf/0/items.attributes
+	{ref{3042, 7}, 1099, false},   // FileSearchToolCall/properties/results/anyOf/0/items.file_id
+	{ref{3304, 8}, 1100, false},   // FileSearchToolCall/properties/results/anyOf/0/items.filename
+	{ref{8194, 5}, 1101, false},   // FileSearchToolCall/properties/results/anyOf/0/items.score
+	{ref{1437, 4}, 1102, false},   // FileSearchToolCall/properties/results/anyOf/0/items.text
+	{ref{3042, 7}, 1291, false},   // ImageGenTool/properties/input_image_mask.file_id
+	{ref{1743, 9}, 1292, false},   // ImageGenTool/properties/input_image_mask.image_url
+	{ref{69818, 6}, 1501, false},  // MCPTool/properties/require_approval/anyOf/0/oneOf/0.always
+	{ref{69824, 5}, 1503, false},  // MCPTool/properties/require_approval/anyOf/0/oneOf/0.never
+	{ref{7597, 6}, 1669, false},   // Response/allOf/2/properties/incomplete_details/anyOf/0.reason
+	{ref{966, 11}, 1792, false},   // ResponseFormatJsonSchema/properties/json_schema.description
+	{ref{939, 4}, 1793, true},     // ResponseFormatJsonSchema/properties/json_schema.name
+	{ref{14113, 6}, 1794, false},  // ResponseFormatJsonSchema/properties/json_schema.schema
+	{ref{5713, 6}, 1795, false},   // ResponseFormatJsonSchema/properties/json_schema.strict
+	{ref{2271, 7}, 1850, false},   // ResponseLogProb/properties/top_logprobs/items.logprob
+	{ref{2278, 5}, 1851, false},   // ResponseLogProb/properties/top_logprobs/items.token
+	{ref{1437, 4}, 1912, true},    // ResponseReasoningSummaryPartAddedEvent/properties/part.text
+	{ref{26, 4}, 1913, true},      // ResponseReasoningSummaryPartAddedEvent/properties/part.type
+	{ref{1437, 4}, 1920, true},    // ResponseReasoningSummaryPartDoneEvent/properties/part.text
+	{ref{26, 4}, 1921, true},      // ResponseReasoningSummaryPartDoneEvent/properties/part.type
+	{ref{32993, 18}, 2010, true},  // ResponseUsage/properties/input_tokens_details.cache_write_tokens
+	{ref{33011, 13}, 2011, true},  // ResponseUsage/properties/input_tokens_details.cached_tokens
+	{ref{32441, 16}, 2014, true},  // ResponseUsage/properties/output_tokens_details.reasoning_tokens
+	{ref{15, 2}, 2141, true},      // VoiceIdsOrCustomVoice/anyOf/1.id
+	{ref{26, 4}, 2155, true},      // WebSearchActionSearch/properties/sources/items.type
+	{ref{2431, 3}, 2156, true},    // WebSearchActionSearch/properties/sources/items.url
+	{ref{3389, 15}, 2184, false},  // WebSearchTool/properties/filters/anyOf/0.allowed_domains
+}
+
+var openAICases = [...]tagCase{
+	{ref{64, 23}, 83},     // "container_file_citation"
+	{ref{87, 13}, 124},    // "file_citation"
+	{ref{100, 9}, 127},    // "file_path"
+	{ref{109, 12}, 372},   // "url_citation"
+	{ref{407, 11}, 8},     // "create_file"
+	{ref{418, 11}, 10},    // "delete_file"
+	{ref{429, 11}, 18},    // "update_file"
+	{ref{1372, 7}, 43},    // "refusal"
+	{ref{1437, 4}, 44},    // "text"
+	{ref{1542, 9}, 35},    // "assistant"
+	{ref{1551, 9}, 37},    // "developer"
+	{ref{1057, 8}, 38},    // "function"
+	{ref{1560, 6}, 45},    // "system"
+	{ref{1566, 4}, 47},    // "tool"
+	{ref{1570, 4}, 49},    // "user"
+	{ref{1695, 4}, 41},    // "file"
+	{ref{1743, 9}, 42},    // "image_url"
+	{ref{1618, 11}, 40},   // "input_audio"
+	{ref{1437, 4}, 44},    // "text"
+	{ref{2778, 5}, 58},    // "click"
+	{ref{2783, 12}, 118},  // "double_click"
+	{ref{2795, 4}, 119},   // "drag"
+	{ref{2799, 8}, 190},   // "keypress"
+	{ref{2807, 4}, 228},   // "move"
+	{ref{2811, 10}, 336},  // "screenshot"
+	{ref{2821, 6}, 337},   // "scroll"
+	{ref{26, 4}, 370},     // "type"
+	{ref{2827, 4}, 377},   // "wait"
+	{ref{3602, 16}, 0},    // "additional_tools"
+	{ref{3618, 16}, 12},   // "apply_patch_call"
+	{ref{3634, 23}, 14},   // "apply_patch_call_output"
+	{ref{3657, 21}, 62},   // "code_interpreter_call"
+	{ref{3678, 10}, 63},   // "compaction"
+	{ref{3688, 13}, 78},   // "computer_call"
+	{ref{3701, 20}, 80},   // "computer_call_output"
+	{ref{3721, 16}, 106},  // "custom_tool_call"
+	{ref{3737, 23}, 107},  // "custom_tool_call_output"
+	{ref{3760, 16}, 129},  // "file_search_call"
+	{ref{1359, 13}, 159},  // "function_call"
+	{ref{3776, 20}, 158},  // "function_call_output"
+	{ref{3796, 21}, 167},  // "image_generation_call"
+	{ref{3817, 16}, 194},  // "local_shell_call"
+	{ref{3833, 23}, 195},  // "local_shell_call_output"
+	{ref{3856, 20}, 199},  // "mcp_approval_request"
+	{ref{3876, 21}, 201},  // "mcp_approval_response"
+	{ref{3897, 8}, 206},   // "mcp_call"
+	{ref{3905, 14}, 202},  // "mcp_list_tools"
+	{ref{1196, 7}, 211},   // "message"
+	{ref{3919, 7}, 237},   // "program"
+	{ref{3926, 14}, 239},  // "program_output"
+	{ref{2122, 9}, 257},   // "reasoning"
+	{ref{3940, 10}, 140},  // "shell_call"
+	{ref{3950, 17}, 143},  // "shell_call_output"
+	{ref{3967, 16}, 362},  // "tool_search_call"
+	{ref{3983, 18}, 365},  // "tool_search_output"
+	{ref{4001, 15}, 386},  // "web_search_call"
+	{ref{5518, 3}, 68},    // "and"
+	{ref{5521, 2}, 66},    // "eq"
+	{ref{5523, 2}, 66},    // "gt"
+	{ref{5525, 3}, 66},    // "gte"
+	{ref{5528, 2}, 66},    // "in"
+	{ref{5530, 2}, 66},    // "lt"
+	{ref{5532, 3}, 66},    // "lte"
+	{ref{5535, 2}, 66},    // "ne"
+	{ref{5537, 3}, 66},    // "nin"
+	{ref{5540, 2}, 68},    // "or"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{6141, 4}, 147},   // "exit"
+	{ref{6145, 7}, 152},   // "timeout"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{3602, 16}, 1},    // "additional_tools"
+	{ref{3618, 16}, 13},   // "apply_patch_call"
+	{ref{3634, 23}, 15},   // "apply_patch_call_output"
+	{ref{3657, 21}, 62},   // "code_interpreter_call"
+	{ref{3678, 10}, 64},   // "compaction"
+	{ref{7119, 18}, 65},   // "compaction_trigger"
+	{ref{3688, 13}, 78},   // "computer_call"
+	{ref{3701, 20}, 71},   // "computer_call_output"
+	{ref{3721, 16}, 106},  // "custom_tool_call"
+	{ref{3737, 23}, 107},  // "custom_tool_call_output"
+	{ref{3760, 16}, 129},  // "file_search_call"
+	{ref{1359, 13}, 156},  // "function_call"
+	{ref{3776, 20}, 133},  // "function_call_output"
+	{ref{3796, 21}, 167},  // "image_generation_call"
+	{ref{7137, 14}, 187},  // "item_reference"
+	{ref{3817, 16}, 194},  // "local_shell_call"
+	{ref{3833, 23}, 195},  // "local_shell_call_output"
+	{ref{3856, 20}, 199},  // "mcp_approval_request"
+	{ref{3876, 21}, 200},  // "mcp_approval_response"
+	{ref{3897, 8}, 206},   // "mcp_call"
+	{ref{3905, 14}, 202},  // "mcp_list_tools"
+	{ref{1196, 7}, 178},   // "message"
+	{ref{3919, 7}, 238},   // "program"
+	{ref{3926, 14}, 240},  // "program_output"
+	{ref{2122, 9}, 257},   // "reasoning"
+	{ref{3940, 10}, 141},  // "shell_call"
+	{ref{3950, 17}, 148},  // "shell_call_output"
+	{ref{3967, 16}, 363},  // "tool_search_call"
+	{ref{3983, 18}, 366},  // "tool_search_output"
+	{ref{4001, 15}, 386},  // "web_search_call"
+	{ref{3602, 16}, 1},    // "additional_tools"
+	{ref{3618, 16}, 13},   // "apply_patch_call"
+	{ref{3634, 23}, 15},   // "apply_patch_call_output"
+	{ref{3657, 21}, 62},   // "code_interpreter_call"
+	{ref{3678, 10}, 64},   // "compaction"
+	{ref{3688, 13}, 78},   // "computer_call"
+	{ref{3701, 20}, 71},   // "computer_call_output"
+	{ref{3721, 16}, 106},  // "custom_tool_call"
+	{ref{3737, 23}, 107},  // "custom_tool_call_output"
+	{ref{3760, 16}, 129},  // "file_search_call"
+	{ref{1359, 13}, 156},  // "function_call"
+	{ref{3776, 20}, 133},  // "function_call_output"
+	{ref{3796, 21}, 167},  // "image_generation_call"
+	{ref{3817, 16}, 194},  // "local_shell_call"
+	{ref{3833, 23}, 195},  // "local_shell_call_output"
+	{ref{3856, 20}, 199},  // "mcp_approval_request"
+	{ref{3876, 21}, 200},  // "mcp_approval_response"
+	{ref{3897, 8}, 206},   // "mcp_call"
+	{ref{3905, 14}, 202},  // "mcp_list_tools"
+	{ref{1196, 7}, 186},   // "message"
+	{ref{2122, 9}, 257},   // "reasoning"
+	{ref{3940, 10}, 141},  // "shell_call"
+	{ref{3950, 17}, 148},  // "shell_call_output"
+	{ref{3967, 16}, 363},  // "tool_search_call"
+	{ref{3983, 18}, 366},  // "tool_search_output"
+	{ref{4001, 15}, 386},  // "web_search_call"
+	{ref{3602, 16}, 0},    // "additional_tools"
+	{ref{3618, 16}, 12},   // "apply_patch_call"
+	{ref{3634, 23}, 14},   // "apply_patch_call_output"
+	{ref{3657, 21}, 62},   // "code_interpreter_call"
+	{ref{3678, 10}, 63},   // "compaction"
+	{ref{3688, 13}, 78},   // "computer_call"
+	{ref{3701, 20}, 80},   // "computer_call_output"
+	{ref{3721, 16}, 109},  // "custom_tool_call"
+	{ref{3737, 23}, 108},  // "custom_tool_call_output"
+	{ref{3760, 16}, 129},  // "file_search_call"
+	{ref{1359, 13}, 159},  // "function_call"
+	{ref{3776, 20}, 158},  // "function_call_output"
+	{ref{3796, 21}, 167},  // "image_generation_call"
+	{ref{3817, 16}, 194},  // "local_shell_call"
+	{ref{3833, 23}, 195},  // "local_shell_call_output"
+	{ref{3856, 20}, 199},  // "mcp_approval_request"
+	{ref{3876, 21}, 201},  // "mcp_approval_response"
+	{ref{3897, 8}, 206},   // "mcp_call"
+	{ref{3905, 14}, 202},  // "mcp_list_tools"
+	{ref{1196, 7}, 189},   // "message"
+	{ref{3919, 7}, 237},   // "program"
+	{ref{3926, 14}, 239},  // "program_output"
+	{ref{2122, 9}, 257},   // "reasoning"
+	{ref{3940, 10}, 140},  // "shell_call"
+	{ref{3950, 17}, 143},  // "shell_call_output"
+	{ref{3967, 16}, 362},  // "tool_search_call"
+	{ref{3983, 18}, 365},  // "tool_search_output"
+	{ref{4001, 15}, 386},  // "web_search_call"
+	{ref{7805, 10}, 162},  // "http_error"
+	{ref{7815, 18}, 204},  // "mcp_protocol_error"
+	{ref{7833, 24}, 209},  // "mcp_tool_execution_error"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{8372, 14}, 259},  // "reasoning_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{3602, 16}, 0},    // "additional_tools"
+	{ref{3618, 16}, 12},   // "apply_patch_call"
+	{ref{3634, 23}, 14},   // "apply_patch_call_output"
+	{ref{3657, 21}, 62},   // "code_interpreter_call"
+	{ref{3678, 10}, 63},   // "compaction"
+	{ref{3688, 13}, 78},   // "computer_call"
+	{ref{3701, 20}, 80},   // "computer_call_output"
+	{ref{3721, 16}, 106},  // "custom_tool_call"
+	{ref{3737, 23}, 108},  // "custom_tool_call_output"
+	{ref{3760, 16}, 129},  // "file_search_call"
+	{ref{1359, 13}, 156},  // "function_call"
+	{ref{3776, 20}, 158},  // "function_call_output"
+	{ref{3796, 21}, 167},  // "image_generation_call"
+	{ref{3817, 16}, 194},  // "local_shell_call"
+	{ref{3833, 23}, 195},  // "local_shell_call_output"
+	{ref{3856, 20}, 199},  // "mcp_approval_request"
+	{ref{3876, 21}, 201},  // "mcp_approval_response"
+	{ref{3897, 8}, 206},   // "mcp_call"
+	{ref{3905, 14}, 202},  // "mcp_list_tools"
+	{ref{1196, 7}, 232},   // "message"
+	{ref{3919, 7}, 237},   // "program"
+	{ref{3926, 14}, 239},  // "program_output"
+	{ref{2122, 9}, 257},   // "reasoning"
+	{ref{3940, 10}, 140},  // "shell_call"
+	{ref{3950, 17}, 143},  // "shell_call_output"
+	{ref{3967, 16}, 362},  // "tool_search_call"
+	{ref{3983, 18}, 365},  // "tool_search_output"
+	{ref{4001, 15}, 386},  // "web_search_call"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{5368, 5}, 280},   // "error"
+	{ref{11662, 20}, 262}, // "response.audio.delta"
+	{ref{11682, 19}, 263}, // "response.audio.done"
+	{ref{11701, 31}, 264}, // "response.audio.transcript.delta"
+	{ref{11732, 30}, 265}, // "response.audio.transcript.done"
+	{ref{11762, 40}, 268}, // "response.code_interpreter_call.completed"
+	{ref{11802, 42}, 269}, // "response.code_interpreter_call.in_progress"
+	{ref{11844, 43}, 270}, // "response.code_interpreter_call.interpreting"
+	{ref{11887, 41}, 266}, // "response.code_interpreter_call_code.delta"
+	{ref{11928, 40}, 267}, // "response.code_interpreter_call_code.done"
+	{ref{11968, 18}, 271}, // "response.completed"
+	{ref{11986, 27}, 272}, // "response.content_part.added"
+	{ref{12013, 26}, 273}, // "response.content_part.done"
+	{ref{12039, 16}, 275}, // "response.created"
+	{ref{12055, 37}, 276}, // "response.custom_tool_call_input.delta"
+	{ref{12092, 36}, 277}, // "response.custom_tool_call_input.done"
+	{ref{12128, 15}, 281}, // "response.failed"
+	{ref{12143, 35}, 282}, // "response.file_search_call.completed"
+	{ref{12178, 37}, 283}, // "response.file_search_call.in_progress"
+	{ref{12215, 35}, 284}, // "response.file_search_call.searching"
+	{ref{12250, 38}, 289}, // "response.function_call_arguments.delta"
+	{ref{12288, 37}, 290}, // "response.function_call_arguments.done"
+	{ref{12325, 40}, 291}, // "response.image_generation_call.completed"
+	{ref{12365, 41}, 292}, // "response.image_generation_call.generating"
+	{ref{12406, 42}, 293}, // "response.image_generation_call.in_progress"
+	{ref{12448, 44}, 294}, // "response.image_generation_call.partial_image"
+	{ref{12492, 20}, 295}, // "response.in_progress"
+	{ref{12512, 19}, 296}, // "response.incomplete"
+	{ref{12531, 27}, 301}, // "response.mcp_call.completed"
+	{ref{12558, 24}, 302}, // "response.mcp_call.failed"
+	{ref{12582, 29}, 303}, // "response.mcp_call.in_progress"
+	{ref{12611, 33}, 299}, // "response.mcp_call_arguments.delta"
+	{ref{12644, 32}, 300}, // "response.mcp_call_arguments.done"
+	{ref{12676, 33}, 304}, // "response.mcp_list_tools.completed"
+	{ref{12709, 30}, 305}, // "response.mcp_list_tools.failed"
+	{ref{12739, 35}, 306}, // "response.mcp_list_tools.in_progress"
+	{ref{12774, 26}, 308}, // "response.output_item.added"
+	{ref{12800, 25}, 309}, // "response.output_item.done"
+	{ref{12825, 37}, 310}, // "response.output_text.annotation.added"
+	{ref{12862, 26}, 329}, // "response.output_text.delta"
+	{ref{12888, 25}, 330}, // "response.output_text.done"
+	{ref{12913, 15}, 313}, // "response.queued"
+	{ref{12928, 37}, 314}, // "response.reasoning_summary_part.added"
+	{ref{12965, 36}, 315}, // "response.reasoning_summary_part.done"
+	{ref{13001, 37}, 316}, // "response.reasoning_summary_text.delta"
+	{ref{13038, 36}, 317}, // "response.reasoning_summary_text.done"
+	{ref{13074, 29}, 318}, // "response.reasoning_text.delta"
+	{ref{13103, 28}, 319}, // "response.reasoning_text.done"
+	{ref{13131, 22}, 320}, // "response.refusal.delta"
+	{ref{13153, 21}, 321}, // "response.refusal.done"
+	{ref{13174, 33}, 322}, // "response.shell_call_command.added"
+	{ref{13207, 33}, 323}, // "response.shell_call_command.delta"
+	{ref{13240, 32}, 324}, // "response.shell_call_command.done"
+	{ref{13272, 40}, 325}, // "response.shell_call_output_content.delta"
+	{ref{13312, 39}, 326}, // "response.shell_call_output_content.done"
+	{ref{13351, 34}, 333}, // "response.web_search_call.completed"
+	{ref{13385, 36}, 334}, // "response.web_search_call.in_progress"
+	{ref{13421, 34}, 335}, // "response.web_search_call.searching"
+	{ref{14074, 11}, 285}, // "json_object"
+	{ref{10289, 11}, 351}, // "json_schema"
+	{ref{1437, 4}, 288},   // "text"
+	{ref{14123, 11}, 16},  // "apply_patch"
+	{ref{14134, 16}, 61},  // "code_interpreter"
+	{ref{14150, 8}, 77},   // "computer"
+	{ref{14158, 20}, 81},  // "computer_use_preview"
+	{ref{1022, 6}, 113},   // "custom"
+	{ref{14178, 11}, 128}, // "file_search"
+	{ref{1057, 8}, 155},   // "function"
+	{ref{14189, 16}, 166}, // "image_generation"
+	{ref{14205, 11}, 196}, // "local_shell"
+	{ref{14216, 3}, 205},  // "mcp"
+	{ref{4945, 9}, 229},   // "namespace"
+	{ref{14219, 25}, 245}, // "programmatic_tool_calling"
+	{ref{14244, 5}, 154},  // "shell"
+	{ref{14249, 11}, 367}, // "tool_search"
+	{ref{14260, 10}, 385}, // "web_search"
+	{ref{14270, 21}, 385}, // "web_search_2025_08_26"
+	{ref{14291, 18}, 384}, // "web_search_preview"
+	{ref{14309, 29}, 384}, // "web_search_preview_2025_03_11"
+	{ref{814, 6}, 116},    // "direct"
+	{ref{3919, 7}, 243},   // "program"
+	{ref{814, 6}, 117},    // "direct"
+	{ref{3919, 7}, 244},   // "program"
+	{ref{407, 11}, 7},     // "create_file"
+	{ref{418, 11}, 9},     // "delete_file"
+	{ref{429, 11}, 17},    // "update_file"
+	{ref{19245, 9}, 85},   // "allowlist"
+	{ref{19254, 8}, 86},   // "disabled"
+	{ref{1022, 6}, 26},    // "custom"
+	{ref{1057, 8}, 27},    // "function"
+	{ref{5368, 5}, 31},    // "error"
+	{ref{20777, 18}, 32},  // "moderation_results"
+	{ref{5368, 5}, 31},    // "error"
+	{ref{20777, 18}, 32},  // "moderation_results"
+	{ref{894, 13}, 23},    // "allowed_tools"
+	{ref{1022, 6}, 34},    // "custom"
+	{ref{1057, 8}, 33},    // "function"
+	{ref{8170, 5}, 59},    // "image"
+	{ref{2459, 4}, 60},    // "logs"
+	{ref{5518, 3}, 68},    // "and"
+	{ref{5521, 2}, 66},    // "eq"
+	{ref{5523, 2}, 66},    // "gt"
+	{ref{5525, 3}, 66},    // "gte"
+	{ref{5528, 2}, 66},    // "in"
+	{ref{5530, 2}, 66},    // "lt"
+	{ref{5532, 3}, 66},    // "lte"
+	{ref{5535, 2}, 66},    // "ne"
+	{ref{5537, 3}, 66},    // "nin"
+	{ref{5540, 2}, 68},    // "or"
+	{ref{19245, 9}, 85},   // "allowlist"
+	{ref{19254, 8}, 86},   // "disabled"
+	{ref{36730, 6}, 169},  // "inline"
+	{ref{36736, 15}, 343}, // "skill_reference"
+	{ref{14074, 11}, 285}, // "json_object"
+	{ref{10289, 11}, 286}, // "json_schema"
+	{ref{1437, 4}, 288},   // "text"
+	{ref{1022, 6}, 110},   // "custom"
+	{ref{1057, 8}, 55},    // "function"
+	{ref{5093, 7}, 111},   // "grammar"
+	{ref{1437, 4}, 112},   // "text"
+	{ref{5093, 7}, 104},   // "grammar"
+	{ref{1437, 4}, 105},   // "text"
+	{ref{5573, 10}, 174},  // "input_file"
+	{ref{5583, 11}, 176},  // "input_image"
+	{ref{5594, 10}, 184},  // "input_text"
+	{ref{37623, 19}, 89},  // "container_reference"
+	{ref{55200, 5}, 192},  // "local"
+	{ref{37623, 19}, 88},  // "container_reference"
+	{ref{55200, 5}, 191},  // "local"
+	{ref{6141, 4}, 146},   // "exit"
+	{ref{6145, 7}, 151},   // "timeout"
+	{ref{36785, 14}, 82},  // "container_auto"
+	{ref{37623, 19}, 88},  // "container_reference"
+	{ref{55200, 5}, 191},  // "local"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{35090, 19}, 75},  // "computer_screenshot"
+	{ref{5573, 10}, 173},  // "input_file"
+	{ref{5583, 11}, 175},  // "input_image"
+	{ref{5594, 10}, 183},  // "input_text"
+	{ref{8361, 11}, 234},  // "output_text"
+	{ref{8372, 14}, 259},  // "reasoning_text"
+	{ref{1372, 7}, 260},   // "refusal"
+	{ref{71127, 12}, 348}, // "summary_text"
+	{ref{1437, 4}, 349},   // "text"
+	{ref{5368, 5}, 222},   // "error"
+	{ref{71535, 17}, 227}, // "moderation_result"
+	{ref{5368, 5}, 222},   // "error"
+	{ref{71535, 17}, 227}, // "moderation_result"
+	{ref{1022, 6}, 113},   // "custom"
+	{ref{1057, 8}, 160},   // "function"
+	{ref{894, 13}, 355},   // "allowed_tools"
+	{ref{14123, 11}, 344}, // "apply_patch"
+	{ref{14134, 16}, 361}, // "code_interpreter"
+	{ref{14150, 8}, 361},  // "computer"
+	{ref{96808, 12}, 361}, // "computer_use"
+	{ref{14158, 20}, 361}, // "computer_use_preview"
+	{ref{1022, 6}, 356},   // "custom"
+	{ref{14178, 11}, 361}, // "file_search"
+	{ref{1057, 8}, 357},   // "function"
+	{ref{14189, 16}, 361}, // "image_generation"
+	{ref{14216, 3}, 358},  // "mcp"
+	{ref{14219, 25}, 346}, // "programmatic_tool_calling"
+	{ref{14244, 5}, 345},  // "shell"
+	{ref{14291, 18}, 361}, // "web_search_preview"
+	{ref{14309, 29}, 361}, // "web_search_preview_2025_03_11"
+	{ref{99604, 12}, 378}, // "find_in_page"
+	{ref{99689, 9}, 379},  // "open_page"
+	{ref{100198, 6}, 380}, // "search"
+}
+
+var openAIValues = [...]ref{
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{814, 6},    // "direct"
+	ref{820, 12},   // "programmatic"
+	ref{2358, 4},   // "back"
+	ref{2362, 7},   // "forward"
+	ref{2369, 4},   // "left"
+	ref{2373, 5},   // "right"
+	ref{2378, 5},   // "wheel"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{2926, 10},  // "incomplete"
+	ref{2983, 7},   // "browser"
+	ref{2990, 5},   // "linux"
+	ref{2995, 3},   // "mac"
+	ref{2998, 6},   // "ubuntu"
+	ref{3004, 7},   // "windows"
+	ref{3343, 3},   // "16g"
+	ref{3346, 2},   // "1g"
+	ref{3348, 2},   // "4g"
+	ref{3350, 3},   // "64g"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{5230, 8},   // "original"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{6466, 4},   // "lark"
+	ref{6470, 5},   // "regex"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{5230, 8},   // "original"
+	ref{5219, 4},   // "auto"
+	ref{6559, 4},   // "edit"
+	ref{6563, 8},   // "generate"
+	ref{6702, 29},  // "code_interpreter_call.outputs"
+	ref{6731, 37},  // "computer_call_output.output.image_url"
+	ref{6768, 24},  // "file_search_call.results"
+	ref{6792, 29},  // "message.input_image.image_url"
+	ref{6821, 28},  // "message.output_text.logprobs"
+	ref{6849, 27},  // "reasoning.encrypted_content"
+	ref{6876, 30},  // "web_search_call.action.sources"
+	ref{6906, 23},  // "web_search_call.results"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{7874, 7},   // "calling"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{7953, 10},  // "commentary"
+	ref{7963, 12},  // "final_answer"
+	ref{7953, 10},  // "commentary"
+	ref{7963, 12},  // "final_answer"
+	ref{1542, 9},   // "assistant"
+	ref{8000, 6},   // "critic"
+	ref{1551, 9},   // "developer"
+	ref{8006, 13},  // "discriminator"
+	ref{1560, 6},   // "system"
+	ref{1566, 4},   // "tool"
+	ref{8019, 7},   // "unknown"
+	ref{1570, 4},   // "user"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{8170, 5},   // "image"
+	ref{1437, 4},   // "text"
+	ref{8189, 5},   // "block"
+	ref{8194, 5},   // "score"
+	ref{147, 9},    // "completed"
+	ref{2926, 10},  // "incomplete"
+	ref{147, 9},    // "completed"
+	ref{2926, 10},  // "incomplete"
+	ref{8769, 8},   // "explicit"
+	ref{8777, 8},   // "implicit"
+	ref{8847, 3},   // "30m"
+	ref{5219, 4},   // "auto"
+	ref{8867, 18},  // "default-2024-11-15"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8993, 3},   // "max"
+	ref{8996, 6},   // "medium"
+	ref{9002, 7},   // "minimal"
+	ref{9009, 4},   // "none"
+	ref{9013, 5},   // "xhigh"
+	ref{9724, 10},  // "bio_policy"
+	ref{9734, 23},  // "data_residency_mismatch"
+	ref{9757, 16},  // "empty_image_file"
+	ref{9773, 24},  // "failed_to_download_image"
+	ref{9797, 30},  // "image_content_policy_violation"
+	ref{9827, 20},  // "image_file_not_found"
+	ref{9847, 20},  // "image_file_too_large"
+	ref{9867, 17},  // "image_parse_error"
+	ref{9884, 15},  // "image_too_large"
+	ref{9899, 15},  // "image_too_small"
+	ref{9914, 20},  // "invalid_base64_image"
+	ref{9934, 13},  // "invalid_image"
+	ref{9947, 20},  // "invalid_image_format"
+	ref{9967, 18},  // "invalid_image_mode"
+	ref{9985, 17},  // "invalid_image_url"
+	ref{10002, 14}, // "invalid_prompt"
+	ref{10016, 19}, // "rate_limit_exceeded"
+	ref{10035, 12}, // "server_error"
+	ref{10047, 28}, // "unsupported_image_media_type"
+	ref{10075, 20}, // "vector_store_timeout"
+	ref{8170, 5},   // "image"
+	ref{1437, 4},   // "text"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8996, 6},   // "medium"
+	ref{5219, 4},   // "auto"
+	ref{13808, 7},  // "default"
+	ref{13815, 4},  // "fast"
+	ref{13819, 4},  // "flex"
+	ref{13823, 8},  // "priority"
+	ref{13831, 5},  // "scale"
+	ref{5219, 4},   // "auto"
+	ref{13808, 7},  // "default"
+	ref{13815, 4},  // "fast"
+	ref{13819, 4},  // "flex"
+	ref{13823, 8},  // "priority"
+	ref{13831, 5},  // "scale"
+	ref{13856, 9},  // "ultrafast"
+	ref{5219, 4},   // "auto"
+	ref{9009, 4},   // "none"
+	ref{14452, 8},  // "required"
+	ref{14559, 6},  // "client"
+	ref{14565, 6},  // "server"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8996, 6},   // "medium"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8996, 6},   // "medium"
+	ref{3602, 16},  // "additional_tools"
+	ref{1551, 9},   // "developer"
+	ref{3602, 16},  // "additional_tools"
+	ref{407, 11},   // "create_file"
+	ref{407, 11},   // "create_file"
+	ref{418, 11},   // "delete_file"
+	ref{418, 11},   // "delete_file"
+	ref{3618, 16},  // "apply_patch_call"
+	ref{3618, 16},  // "apply_patch_call"
+	ref{3634, 23},  // "apply_patch_call_output"
+	ref{3634, 23},  // "apply_patch_call_output"
+	ref{14123, 11}, // "apply_patch"
+	ref{429, 11},   // "update_file"
+	ref{429, 11},   // "update_file"
+	ref{18966, 11}, // "approximate"
+	ref{5219, 4},   // "auto"
+	ref{5219, 4},   // "auto"
+	ref{14452, 8},  // "required"
+	ref{894, 13},   // "allowed_tools"
+	ref{1022, 6},   // "custom"
+	ref{1057, 8},   // "function"
+	ref{1057, 8},   // "function"
+	ref{5368, 5},   // "error"
+	ref{20777, 18}, // "moderation_results"
+	ref{1057, 8},   // "function"
+	ref{1022, 6},   // "custom"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1057, 8},   // "function"
+	ref{23703, 3},  // "mp3"
+	ref{23706, 3},  // "wav"
+	ref{1618, 11},  // "input_audio"
+	ref{1695, 4},   // "file"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{1743, 9},   // "image_url"
+	ref{1372, 7},   // "refusal"
+	ref{1437, 4},   // "text"
+	ref{1560, 6},   // "system"
+	ref{1566, 4},   // "tool"
+	ref{1570, 4},   // "user"
+	ref{109, 12},   // "url_citation"
+	ref{1542, 9},   // "assistant"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1566, 4},   // "tool"
+	ref{1570, 4},   // "user"
+	ref{1057, 8},   // "function"
+	ref{5219, 4},   // "auto"
+	ref{9009, 4},   // "none"
+	ref{14452, 8},  // "required"
+	ref{2778, 5},   // "click"
+	ref{8170, 5},   // "image"
+	ref{2459, 4},   // "logs"
+	ref{14134, 16}, // "code_interpreter"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{31386, 12}, // "interpreting"
+	ref{3657, 21},  // "code_interpreter_call"
+	ref{3678, 10},  // "compaction"
+	ref{3678, 10},  // "compaction"
+	ref{7119, 18},  // "compaction_trigger"
+	ref{5521, 2},   // "eq"
+	ref{5523, 2},   // "gt"
+	ref{5525, 3},   // "gte"
+	ref{5528, 2},   // "in"
+	ref{5530, 2},   // "lt"
+	ref{5532, 3},   // "lte"
+	ref{5535, 2},   // "ne"
+	ref{5537, 3},   // "nin"
+	ref{5518, 3},   // "and"
+	ref{5540, 2},   // "or"
+	ref{3701, 20},  // "computer_call_output"
+	ref{35090, 19}, // "computer_screenshot"
+	ref{35090, 19}, // "computer_screenshot"
+	ref{14150, 8},  // "computer"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{3688, 13},  // "computer_call"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{3701, 20},  // "computer_call_output"
+	ref{14158, 20}, // "computer_use_preview"
+	ref{36785, 14}, // "container_auto"
+	ref{64, 23},    // "container_file_citation"
+	ref{19245, 9},  // "allowlist"
+	ref{19254, 8},  // "disabled"
+	ref{37623, 19}, // "container_reference"
+	ref{37623, 19}, // "container_reference"
+	ref{38134, 4},  // "list"
+	ref{4772, 12},  // "conversation"
+	ref{38896, 3},  // "24h"
+	ref{38899, 9},  // "in_memory"
+	ref{39720, 3},  // "aac"
+	ref{39723, 4},  // "flac"
+	ref{23703, 3},  // "mp3"
+	ref{39727, 4},  // "opus"
+	ref{39731, 5},  // "pcm16"
+	ref{23706, 3},  // "wav"
+	ref{5219, 4},   // "auto"
+	ref{9009, 4},   // "none"
+	ref{18966, 11}, // "approximate"
+	ref{42669, 14}, // "content_filter"
+	ref{1359, 13},  // "function_call"
+	ref{42683, 6},  // "length"
+	ref{4451, 4},   // "stop"
+	ref{1379, 10},  // "tool_calls"
+	ref{44114, 15}, // "chat.completion"
+	ref{42669, 14}, // "content_filter"
+	ref{1359, 13},  // "function_call"
+	ref{42683, 6},  // "length"
+	ref{4451, 4},   // "stop"
+	ref{1379, 10},  // "tool_calls"
+	ref{45373, 21}, // "chat.completion.chunk"
+	ref{5219, 4},   // "auto"
+	ref{19254, 8},  // "disabled"
+	ref{5093, 7},   // "grammar"
+	ref{1437, 4},   // "text"
+	ref{3721, 16},  // "custom_tool_call"
+	ref{3737, 23},  // "custom_tool_call_output"
+	ref{1022, 6},   // "custom"
+	ref{6466, 4},   // "lark"
+	ref{6470, 5},   // "regex"
+	ref{5093, 7},   // "grammar"
+	ref{1437, 4},   // "text"
+	ref{1022, 6},   // "custom"
+	ref{50430, 20}, // "conversation.deleted"
+	ref{814, 6},    // "direct"
+	ref{814, 6},    // "direct"
+	ref{2783, 12},  // "double_click"
+	ref{2795, 4},   // "drag"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1570, 4},   // "user"
+	ref{1196, 7},   // "message"
+	ref{87, 13},    // "file_citation"
+	ref{100, 9},    // "file_path"
+	ref{14178, 11}, // "file_search"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{52717, 9},  // "searching"
+	ref{3760, 16},  // "file_search_call"
+	ref{3776, 20},  // "function_call_output"
+	ref{3940, 10},  // "shell_call"
+	ref{3940, 10},  // "shell_call"
+	ref{3950, 17},  // "shell_call_output"
+	ref{6141, 4},   // "exit"
+	ref{6141, 4},   // "exit"
+	ref{3950, 17},  // "shell_call_output"
+	ref{6145, 7},   // "timeout"
+	ref{6145, 7},   // "timeout"
+	ref{14244, 5},  // "shell"
+	ref{1057, 8},   // "function"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1359, 13},  // "function_call"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{3776, 20},  // "function_call_output"
+	ref{1057, 8},   // "function"
+	ref{7805, 10},  // "http_error"
+	ref{5219, 4},   // "auto"
+	ref{61029, 6},  // "opaque"
+	ref{61035, 11}, // "transparent"
+	ref{5219, 4},   // "auto"
+	ref{5227, 3},   // "low"
+	ref{61432, 4},  // "jpeg"
+	ref{61436, 3},  // "png"
+	ref{61439, 4},  // "webp"
+	ref{5219, 4},   // "auto"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8996, 6},   // "medium"
+	ref{14189, 16}, // "image_generation"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{61750, 10}, // "generating"
+	ref{213, 11},   // "in_progress"
+	ref{3796, 21},  // "image_generation_call"
+	ref{36730, 6},  // "inline"
+	ref{62053, 15}, // "application/zip"
+	ref{62106, 6},  // "base64"
+	ref{5573, 10},  // "input_file"
+	ref{5573, 10},  // "input_file"
+	ref{5583, 11},  // "input_image"
+	ref{5583, 11},  // "input_image"
+	ref{7953, 10},  // "commentary"
+	ref{7963, 12},  // "final_answer"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1570, 4},   // "user"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1196, 7},   // "message"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1570, 4},   // "user"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1196, 7},   // "message"
+	ref{5594, 10},  // "input_text"
+	ref{5594, 10},  // "input_text"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1570, 4},   // "user"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1196, 7},   // "message"
+	ref{7137, 14},  // "item_reference"
+	ref{1542, 9},   // "assistant"
+	ref{1551, 9},   // "developer"
+	ref{1560, 6},   // "system"
+	ref{1570, 4},   // "user"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1196, 7},   // "message"
+	ref{2799, 8},   // "keypress"
+	ref{55200, 5},  // "local"
+	ref{55200, 5},  // "local"
+	ref{66576, 4},  // "exec"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{3817, 16},  // "local_shell_call"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{3833, 23},  // "local_shell_call_output"
+	ref{14205, 11}, // "local_shell"
+	ref{3856, 20},  // "mcp_approval_request"
+	ref{3876, 21},  // "mcp_approval_response"
+	ref{3876, 21},  // "mcp_approval_response"
+	ref{3905, 14},  // "mcp_list_tools"
+	ref{7815, 18},  // "mcp_protocol_error"
+	ref{69463, 17}, // "connector_dropbox"
+	ref{69480, 15}, // "connector_gmail"
+	ref{69495, 24}, // "connector_googlecalendar"
+	ref{69519, 21}, // "connector_googledrive"
+	ref{69540, 24}, // "connector_microsoftteams"
+	ref{69564, 25}, // "connector_outlookcalendar"
+	ref{69589, 22}, // "connector_outlookemail"
+	ref{69611, 20}, // "connector_sharepoint"
+	ref{69818, 6},  // "always"
+	ref{69824, 5},  // "never"
+	ref{14216, 3},  // "mcp"
+	ref{3897, 8},   // "mcp_call"
+	ref{7833, 24},  // "mcp_tool_execution_error"
+	ref{1196, 7},   // "message"
+	ref{5368, 5},   // "error"
+	ref{71535, 17}, // "moderation_result"
+	ref{2807, 4},   // "move"
+	ref{4945, 9},   // "namespace"
+	ref{1542, 9},   // "assistant"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{1196, 7},   // "message"
+	ref{8361, 11},  // "output_text"
+	ref{1352, 7},   // "content"
+	ref{3919, 7},   // "program"
+	ref{3919, 7},   // "program"
+	ref{3926, 14},  // "program_output"
+	ref{3926, 14},  // "program_output"
+	ref{3919, 7},   // "program"
+	ref{3919, 7},   // "program"
+	ref{14219, 25}, // "programmatic_tool_calling"
+	ref{8769, 8},   // "explicit"
+	ref{8769, 8},   // "explicit"
+	ref{74897, 9},  // "all_turns"
+	ref{5219, 4},   // "auto"
+	ref{74906, 12}, // "current_turn"
+	ref{5219, 4},   // "auto"
+	ref{75036, 7},  // "concise"
+	ref{75043, 8},  // "detailed"
+	ref{5219, 4},   // "auto"
+	ref{75036, 7},  // "concise"
+	ref{75043, 8},  // "detailed"
+	ref{147, 9},    // "completed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{2122, 9},   // "reasoning"
+	ref{8372, 14},  // "reasoning_text"
+	ref{1372, 7},   // "refusal"
+	ref{42669, 14}, // "content_filter"
+	ref{4803, 17},  // "max_output_tokens"
+	ref{9499, 8},   // "response"
+	ref{77151, 9},  // "cancelled"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{213, 11},   // "in_progress"
+	ref{2926, 10},  // "incomplete"
+	ref{77160, 6},  // "queued"
+	ref{5219, 4},   // "auto"
+	ref{19254, 8},  // "disabled"
+	ref{11662, 20}, // "response.audio.delta"
+	ref{11682, 19}, // "response.audio.done"
+	ref{11701, 31}, // "response.audio.transcript.delta"
+	ref{11732, 30}, // "response.audio.transcript.done"
+	ref{11887, 41}, // "response.code_interpreter_call_code.delta"
+	ref{11928, 40}, // "response.code_interpreter_call_code.done"
+	ref{11762, 40}, // "response.code_interpreter_call.completed"
+	ref{11802, 42}, // "response.code_interpreter_call.in_progress"
+	ref{11844, 43}, // "response.code_interpreter_call.interpreting"
+	ref{11968, 18}, // "response.completed"
+	ref{11986, 27}, // "response.content_part.added"
+	ref{12013, 26}, // "response.content_part.done"
+	ref{12039, 16}, // "response.created"
+	ref{12055, 37}, // "response.custom_tool_call_input.delta"
+	ref{12092, 36}, // "response.custom_tool_call_input.done"
+	ref{5368, 5},   // "error"
+	ref{12128, 15}, // "response.failed"
+	ref{12143, 35}, // "response.file_search_call.completed"
+	ref{12178, 37}, // "response.file_search_call.in_progress"
+	ref{12215, 35}, // "response.file_search_call.searching"
+	ref{14074, 11}, // "json_object"
+	ref{10289, 11}, // "json_schema"
+	ref{1437, 4},   // "text"
+	ref{12250, 38}, // "response.function_call_arguments.delta"
+	ref{12288, 37}, // "response.function_call_arguments.done"
+	ref{12325, 40}, // "response.image_generation_call.completed"
+	ref{12365, 41}, // "response.image_generation_call.generating"
+	ref{12406, 42}, // "response.image_generation_call.in_progress"
+	ref{12448, 44}, // "response.image_generation_call.partial_image"
+	ref{12492, 20}, // "response.in_progress"
+	ref{12512, 19}, // "response.incomplete"
+	ref{38134, 4},  // "list"
+	ref{12611, 33}, // "response.mcp_call_arguments.delta"
+	ref{12644, 32}, // "response.mcp_call_arguments.done"
+	ref{12531, 27}, // "response.mcp_call.completed"
+	ref{12558, 24}, // "response.mcp_call.failed"
+	ref{12582, 29}, // "response.mcp_call.in_progress"
+	ref{12676, 33}, // "response.mcp_list_tools.completed"
+	ref{12709, 30}, // "response.mcp_list_tools.failed"
+	ref{12739, 35}, // "response.mcp_list_tools.in_progress"
+	ref{1347, 5},   // "audio"
+	ref{1437, 4},   // "text"
+	ref{12774, 26}, // "response.output_item.added"
+	ref{12800, 25}, // "response.output_item.done"
+	ref{12825, 37}, // "response.output_text.annotation.added"
+	ref{12913, 15}, // "response.queued"
+	ref{71127, 12}, // "summary_text"
+	ref{12928, 37}, // "response.reasoning_summary_part.added"
+	ref{71127, 12}, // "summary_text"
+	ref{2926, 10},  // "incomplete"
+	ref{12965, 36}, // "response.reasoning_summary_part.done"
+	ref{13001, 37}, // "response.reasoning_summary_text.delta"
+	ref{13038, 36}, // "response.reasoning_summary_text.done"
+	ref{13074, 29}, // "response.reasoning_text.delta"
+	ref{13103, 28}, // "response.reasoning_text.done"
+	ref{13131, 22}, // "response.refusal.delta"
+	ref{13153, 21}, // "response.refusal.done"
+	ref{13174, 33}, // "response.shell_call_command.added"
+	ref{13207, 33}, // "response.shell_call_command.delta"
+	ref{13240, 32}, // "response.shell_call_command.done"
+	ref{13272, 40}, // "response.shell_call_output_content.delta"
+	ref{13312, 39}, // "response.shell_call_output_content.done"
+	ref{12862, 26}, // "response.output_text.delta"
+	ref{12888, 25}, // "response.output_text.done"
+	ref{13351, 34}, // "response.web_search_call.completed"
+	ref{13385, 36}, // "response.web_search_call.in_progress"
+	ref{13421, 34}, // "response.web_search_call.searching"
+	ref{2811, 10},  // "screenshot"
+	ref{2821, 6},   // "scroll"
+	ref{36736, 15}, // "skill_reference"
+	ref{14123, 11}, // "apply_patch"
+	ref{14244, 5},  // "shell"
+	ref{14219, 25}, // "programmatic_tool_calling"
+	ref{71127, 12}, // "summary_text"
+	ref{1437, 4},   // "text"
+	ref{10289, 11}, // "json_schema"
+	ref{5219, 4},   // "auto"
+	ref{14452, 8},  // "required"
+	ref{894, 13},   // "allowed_tools"
+	ref{1022, 6},   // "custom"
+	ref{1057, 8},   // "function"
+	ref{14216, 3},  // "mcp"
+	ref{14134, 16}, // "code_interpreter"
+	ref{14150, 8},  // "computer"
+	ref{96808, 12}, // "computer_use"
+	ref{14158, 20}, // "computer_use_preview"
+	ref{14178, 11}, // "file_search"
+	ref{14189, 16}, // "image_generation"
+	ref{14291, 18}, // "web_search_preview"
+	ref{14309, 29}, // "web_search_preview_2025_03_11"
+	ref{3967, 16},  // "tool_search_call"
+	ref{3967, 16},  // "tool_search_call"
+	ref{3983, 18},  // "tool_search_output"
+	ref{3983, 18},  // "tool_search_output"
+	ref{14249, 11}, // "tool_search"
+	ref{26, 4},     // "type"
+	ref{109, 12},   // "url_citation"
+	ref{2827, 4},   // "wait"
+	ref{99604, 12}, // "find_in_page"
+	ref{99689, 9},  // "open_page"
+	ref{2431, 3},   // "url"
+	ref{100198, 6}, // "search"
+	ref{18966, 11}, // "approximate"
+	ref{14291, 18}, // "web_search_preview"
+	ref{14309, 29}, // "web_search_preview_2025_03_11"
+	ref{5223, 4},   // "high"
+	ref{5227, 3},   // "low"
+	ref{8996, 6},   // "medium"
+	ref{14260, 10}, // "web_search"
+	ref{14270, 21}, // "web_search_2025_08_26"
+	ref{147, 9},    // "completed"
+	ref{156, 6},    // "failed"
+	ref{213, 11},   // "in_progress"
+	ref{52717, 9},  // "searching"
+	ref{4001, 15},  // "web_search_call"
+}
+
+var openAIInts = [...]int32{
+	44, 44, 657, 658, 825, 94, 178, 187, 1382, 1383, 2046, 2047, 359, 2073, 376, 2140,
+	214, 389, 393, 394, 353, 410, 5, 415, 354, 419, 421, 422, 11, 424, 6, 426,
+	353, 430, 434, 435, 3, 437, 354, 441, 443, 444, 446, 447, 4, 449, 452, 453,
+	462, 463, 465, 466, 468, 469, 471, 472, 84, 477, 22, 484, 522, 524, 526, 529,
+	527, 528, 531, 534, 537, 538, 29, 541, 543, 544, 545, 549, 550, 248, 557, 248,
+	564, 248, 570, 248, 575, 579, 580, 581, 585, 586, 587, 591, 592, 593, 605, 610,
+	612, 613, 620, 621, 29, 624, 628, 629, 636, 637, 641, 643, 649, 651, 136, 655,
+	57, 660, 662, 664, 673, 674, 676, 20, 677, 680, 681, 685, 687, 696, 697, 703,
+	704, 705, 706, 710, 708, 709, 730, 731, 734, 735, 76, 737, 132, 739, 742, 743,
+	746, 747, 164, 749, 751, 752, 754, 755, 247, 757, 69, 764, 70, 766, 76, 776,
+	76, 782, 72, 784, 74, 788, 84, 793, 817, 818, 835, 836, 251, 838, 840, 841,
+	843, 844, 846, 847, 850, 851, 375, 856, 859, 24, 860, 218, 868, 225, 870, 235,
+	873, 875, 876, 236, 347, 881, 56, 885, 382, 891, 383, 894, 901, 908, 903, 904,
+	906, 907, 51, 910, 30, 916, 67, 920, 53, 924, 30, 934, 67, 939, 941, 942,
+	946, 947, 949, 950, 217, 952, 954, 955, 331, 957, 360, 959, 368, 961, 963, 964,
+	93, 966, 968, 969, 182, 971, 973, 974, 976, 977, 225, 979, 981, 982, 255, 984,
+	986, 987, 989, 990, 992, 993, 161, 996, 353, 1001, 354, 1009, 1012, 1013, 1014, 134,
+	1019, 135, 1023, 1035, 1036, 1048, 1050, 1055, 1057, 1061, 180, 1062, 212, 1064, 1068, 1069,
+	1072, 1073, 122, 1076, 130, 1085, 254, 1088, 1096, 1103, 1107, 1108, 354, 1110, 1112, 1113,
+	1115, 1116, 1118, 1119, 1121, 1122, 1124, 132, 1126, 1132, 1133, 1137, 1138, 1140, 1141, 1145,
+	1146, 1148, 1149, 138, 1151, 353, 1154, 1157, 1158, 153, 1161, 139, 1164, 354, 1167, 1169,
+	1170, 1172, 1173, 142, 1175, 353, 1179, 1183, 1184, 150, 1187, 149, 1194, 354, 1203, 1205,
+	1206, 1208, 1209, 142, 1212, 1217, 1218, 1220, 1221, 1224, 1225, 1228, 1229, 1234, 1235, 353,
+	1240, 354, 1248, 1253, 1254, 1255, 134, 1261, 135, 1265, 1267, 1268, 1271, 1272, 1277, 1278,
+	165, 1286, 172, 1289, 1303, 1304, 170, 1310, 126, 1316, 1319, 1320, 247, 1324, 125, 1327,
+	1329, 1330, 1332, 1333, 1335, 1336, 1338, 1339, 248, 1341, 164, 1344, 1346, 1347, 1349, 1350,
+	247, 1352, 115, 1355, 1357, 1358, 1360, 1361, 248, 1363, 1061, 1366, 1368, 1371, 1372, 180,
+	1377, 247, 1385, 248, 1389, 212, 1395, 1401, 1402, 1419, 1420, 1423, 1424, 1426, 1427, 193,
+	1429, 1437, 1438, 1457, 1458, 1460, 1461, 1467, 1468, 1471, 1472, 1479, 1480, 1487, 1488, 1490,
+	1493, 1491, 210, 1499, 1506, 1500, 1505, 210, 1502, 210, 1504, 1513, 1514, 207, 1517, 1521,
+	1522, 208, 1525, 213, 1536, 214, 1538, 215, 1540, 1543, 1544, 224, 1548, 226, 1554, 221,
+	1556, 221, 1558, 1566, 1568, 1586, 1587, 1588, 242, 1604, 241, 1610, 1620, 1621, 249, 1625,
+	252, 1627, 249, 1629, 252, 1631, 163, 1633, 253, 1635, 1638, 1639, 1641, 1642, 258, 1644,
+	1646, 1647, 1650, 1651, 1661, 1662, 274, 1664, 1668, 1670, 1672, 1675, 1673, 1674, 1677, 1678,
+	220, 1680, 1684, 1685, 250, 1688, 255, 1690, 1693, 1694, 332, 1696, 261, 1730, 230, 1737,
+	230, 1744, 261, 1749, 279, 1763, 1766, 1767, 1770, 1771, 261, 1775, 1796, 1797, 261, 1834,
+	261, 1838, 231, 1888, 231, 1893, 2, 1898, 261, 1906, 342, 1980, 350, 2007, 2030, 2032,
+	2057, 2058, 2069, 2070, 2077, 2078, 364, 2081, 135, 2084, 2088, 2089, 364, 2091, 2093, 2094,
+	132, 2096, 2099, 2100, 364, 2103, 134, 2106, 2110, 2111, 364, 2113, 2115, 2116, 132, 2118,
+	2122, 2123, 364, 2125, 2148, 2149, 2159, 2160, 2162, 2163, 2165, 2166, 2168, 2169, 339, 2177,
+	19, 2180, 2183, 2188, 2185, 2187,
+}
+
+// openAIText is every name, key, tag and value of the table, each once.
+const openAIText = "" +
+	"AdditionalTools" + "id" + "role" + "tools" + "type" + "AdditionalToolsItemParam" + "Annotation" +
+	"container_file_citation" + "file_citation" + "file_path" + "url_citation" +
+	"ApplyPatchCallOutputStatus" + "completed" + "failed" + "ApplyPatchCallOutputStatusParam" +
+	"ApplyPatchCallStatus" + "in_progress" + "ApplyPatchCallStatusParam" +
+	"ApplyPatchCreateFileOperation" + "diff" + "path" + "ApplyPatchCreateFileOperationParam" +
+	"ApplyPatchDeleteFileOperation" + "ApplyPatchDeleteFileOperationParam" + "ApplyPatchOperationParam" +
+	"create_file" + "delete_file" + "update_file" + "ApplyPatchToolCall" + "call_id" + "caller" +
+	"created_by" + "operation" + "status" + "ApplyPatchToolCallItemParam" + "ApplyPatchToolCallOutput" +
+	"output" + "ApplyPatchToolCallOutputItemParam" + "ApplyPatchToolParam" + "allowed_callers" +
+	"ApplyPatchUpdateFileOperation" + "ApplyPatchUpdateFileOperationParam" + "ApproximateLocation" +
+	"city" + "country" + "region" + "timezone" + "AutoCodeInterpreterToolParam" + "file_ids" +
+	"memory_limit" + "network_policy" + "CallableToolAllowedCaller" + "direct" + "programmatic" +
+	"ChatCompletionAllowedTools" + "mode" + "ChatCompletionAllowedToolsChoice" + "allowed_tools" +
+	"ChatCompletionFunctionCallOption" + "name" + "ChatCompletionFunctions" + "description" +
+	"parameters" + "ChatCompletionMessageCustomToolCall" + "custom" + "ChatCompletionMessageToolCall" +
+	"function" + "ChatCompletionMessageToolCallChunk" + "index" + "ChatCompletionMessageToolCalls" +
+	"ChatCompletionModeration" + "input" + "ChatCompletionModerationError" + "code" + "message" +
+	"ChatCompletionModerationResults" + "model" + "results" + "ChatCompletionNamedToolChoice" +
+	"ChatCompletionNamedToolChoiceCustom" + "ChatCompletionRequestAssistantMessage" + "audio" +
+	"content" + "function_call" + "refusal" + "tool_calls" +
+	"ChatCompletionRequestAssistantMessageContentPart" + "text" +
+	"ChatCompletionRequestDeveloperMessage" + "ChatCompletionRequestFunctionMessage" +
+	"ChatCompletionRequestMessage" + "assistant" + "developer" + "system" + "tool" + "user" +
+	"ChatCompletionRequestMessageContentPartAudio" + "input_audio" + "prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile" + "file" +
+	"ChatCompletionRequestMessageContentPartImage" + "image_url" +
+	"ChatCompletionRequestMessageContentPartRefusal" + "ChatCompletionRequestMessageContentPartText" +
+	"ChatCompletionRequestSystemMessage" + "ChatCompletionRequestSystemMessageContentPart" +
+	"ChatCompletionRequestToolMessage" + "tool_call_id" + "ChatCompletionRequestToolMessageContentPart" +
+	"ChatCompletionRequestUserMessage" + "ChatCompletionRequestUserMessageContentPart" +
+	"ChatCompletionResponseMessage" + "annotations" + "reasoning" + "reasoning_content" +
+	"ChatCompletionStreamOptions" + "include_obfuscation" + "include_usage" +
+	"ChatCompletionStreamResponseDelta" + "ChatCompletionTokenLogprob" + "bytes" + "logprob" + "token" +
+	"top_logprobs" + "ChatCompletionTool" + "ChatCompletionToolChoiceOption" + "ClickButtonType" +
+	"back" + "forward" + "left" + "right" + "wheel" + "ClickParam" + "button" + "keys" + "x" + "y" +
+	"CodeInterpreterOutputImage" + "url" + "CodeInterpreterOutputLogs" + "logs" + "CodeInterpreterTool" +
+	"container" + "CodeInterpreterToolCall" + "container_id" + "outputs" + "CompactionBody" +
+	"encrypted_content" + "CompactionSummaryItemParam" + "CompactionTriggerItemParam" +
+	"ComparisonFilter" + "key" + "value" + "CompletionUsage" + "completion_tokens" +
+	"completion_tokens_details" + "prompt_tokens" + "prompt_tokens_details" + "total_tokens" +
+	"CompoundFilter" + "filters" + "ComputerAction" + "click" + "double_click" + "drag" + "keypress" +
+	"move" + "screenshot" + "scroll" + "wait" + "ComputerActionList" + "ComputerCallOutputItemParam" +
+	"acknowledged_safety_checks" + "ComputerCallOutputStatus" + "incomplete" +
+	"ComputerCallSafetyCheckParam" + "ComputerEnvironment" + "browser" + "linux" + "mac" + "ubuntu" +
+	"windows" + "ComputerScreenshotContent" + "detail" + "file_id" + "ComputerScreenshotImage" +
+	"ComputerTool" + "ComputerToolCall" + "action" + "actions" + "pending_safety_checks" +
+	"ComputerToolCallOutput" + "ComputerToolCallOutputResource" + "ComputerUsePreviewTool" +
+	"display_height" + "display_width" + "environment" + "ContainerAutoParam" + "skills" +
+	"ContainerFileCitationBody" + "end_index" + "filename" + "start_index" + "ContainerMemoryLimit" +
+	"16g" + "1g" + "4g" + "64g" + "ContainerNetworkPolicyAllowlistParam" + "allowed_domains" +
+	"domain_secrets" + "ContainerNetworkPolicyDisabledParam" + "ContainerNetworkPolicyDomainSecretParam" +
+	"domain" + "ContainerReferenceParam" + "ContainerReferenceResource" + "ContextManagementParam" +
+	"compact_threshold" + "ConversationItem" + "additional_tools" + "apply_patch_call" +
+	"apply_patch_call_output" + "code_interpreter_call" + "compaction" + "computer_call" +
+	"computer_call_output" + "custom_tool_call" + "custom_tool_call_output" + "file_search_call" +
+	"function_call_output" + "image_generation_call" + "local_shell_call" + "local_shell_call_output" +
+	"mcp_approval_request" + "mcp_approval_response" + "mcp_call" + "mcp_list_tools" + "program" +
+	"program_output" + "shell_call" + "shell_call_output" + "tool_search_call" + "tool_search_output" +
+	"web_search_call" + "ConversationItemList" + "data" + "first_id" + "has_more" + "last_id" + "object" +
+	"ConversationParam" + "ConversationParam-2" + "ConversationResource" + "created_at" + "metadata" +
+	"CoordParam" + "CreateChatCompletionRequest" + "frequency_penalty" + "functions" + "logit_bias" +
+	"logprobs" + "max_completion_tokens" + "max_tokens" + "messages" + "modalities" + "moderation" + "n" +
+	"parallel_tool_calls" + "prediction" + "presence_penalty" + "prompt_cache_key" +
+	"prompt_cache_options" + "prompt_cache_retention" + "reasoning_effort" + "response_format" +
+	"safety_identifier" + "seed" + "service_tier" + "stop" + "store" + "stream" + "stream_options" +
+	"temperature" + "tool_choice" + "top_p" + "verbosity" + "web_search_options" +
+	"CreateChatCompletionResponse" + "choices" + "created" + "system_fingerprint" + "usage" +
+	"CreateChatCompletionStreamResponse" + "obfuscation" + "CreateConversationBody" + "items" +
+	"CreateConversationItemsRequest" + "CreateModelResponseProperties" + "CreateResponse" + "background" +
+	"context_management" + "conversation" + "include" + "instructions" + "max_output_tokens" +
+	"max_tool_calls" + "previous_response_id" + "prompt" + "truncation" + "CustomGrammarFormatParam" +
+	"definition" + "syntax" + "CustomTextFormatParam" + "CustomToolCall" + "namespace" +
+	"CustomToolCallOutput" + "CustomToolCallOutputResource" + "CustomToolCallResource" +
+	"CustomToolChatCompletions" + "CustomToolChatCompletionsCustomFormatGrammar" + "grammar" +
+	"CustomToolChatCompletionsCustomFormatText" + "CustomToolParam" + "defer_loading" + "format" +
+	"DeletedConversationResource" + "deleted" + "DetailEnum" + "auto" + "high" + "low" + "original" +
+	"DirectToolCallCaller" + "DirectToolCallCallerParam" + "DoubleClickAction" + "DragParam" +
+	"EasyInputMessage" + "phase" + "EmptyModelParam" + "Error" + "param" + "ErrorResponse" + "error" +
+	"FileCitationBody" + "FileDetailEnum" + "FileInputDetail" + "FilePath" + "FileSearchTool" +
+	"max_num_results" + "ranking_options" + "vector_store_ids" + "FileSearchToolCall" + "queries" +
+	"Filters" + "and" + "eq" + "gt" + "gte" + "in" + "lt" + "lte" + "ne" + "nin" + "or" +
+	"FunctionAndCustomToolCallOutput" + "input_file" + "input_image" + "input_text" +
+	"FunctionCallItemStatus" + "FunctionCallOutputItemParam" + "FunctionCallOutputStatusEnum" +
+	"FunctionCallStatus" + "FunctionObject" + "strict" + "FunctionParameters" + "FunctionShellAction" +
+	"commands" + "max_output_length" + "timeout_ms" + "FunctionShellActionParam" + "FunctionShellCall" +
+	"FunctionShellCallItemParam" + "FunctionShellCallItemStatus" + "FunctionShellCallOutput" +
+	"FunctionShellCallOutputContent" + "outcome" + "stderr" + "stdout" +
+	"FunctionShellCallOutputContentParam" + "FunctionShellCallOutputExitOutcome" + "exit_code" +
+	"FunctionShellCallOutputExitOutcomeParam" + "FunctionShellCallOutputItemParam" +
+	"FunctionShellCallOutputOutcomeParam" + "exit" + "timeout" + "FunctionShellCallOutputStatusEnum" +
+	"FunctionShellCallOutputTimeoutOutcome" + "FunctionShellCallOutputTimeoutOutcomeParam" +
+	"FunctionShellCallStatus" + "FunctionShellToolParam" + "FunctionTool" + "output_schema" +
+	"FunctionToolCall" + "arguments" + "FunctionToolCallOutput" + "FunctionToolCallOutputResource" +
+	"FunctionToolCallResource" + "FunctionToolParam" + "GrammarSyntax1" + "lark" + "regex" + "HTTPError" +
+	"HybridSearchOptions" + "embedding_weight" + "text_weight" + "ImageDetail" + "ImageGenActionEnum" +
+	"edit" + "generate" + "ImageGenTool" + "input_fidelity" + "input_image_mask" + "output_compression" +
+	"output_format" + "partial_images" + "quality" + "size" + "ImageGenToolCall" + "result" +
+	"IncludeEnum" + "code_interpreter_call.outputs" + "computer_call_output.output.image_url" +
+	"file_search_call.results" + "message.input_image.image_url" + "message.output_text.logprobs" +
+	"reasoning.encrypted_content" + "web_search_call.action.sources" + "web_search_call.results" +
+	"InlineSkillParam" + "source" + "InlineSkillSourceParam" + "media_type" + "InputContent" +
+	"InputFidelity" + "InputFileContent" + "file_data" + "file_url" + "InputFileContentParam" +
+	"InputImageContent" + "InputImageContentParamAutoParam" + "InputItem" + "compaction_trigger" +
+	"item_reference" + "InputItemMessage" + "InputMessage" + "InputMessageContentList" +
+	"InputMessageResource" + "InputParam" + "InputTextContent" + "InputTextContentParam" + "Item" +
+	"ItemMessage" + "ItemReferenceParam" + "ItemResource" + "ItemResourceMessage" + "KeyPressAction" +
+	"LocalEnvironmentParam" + "LocalEnvironmentResource" + "LocalShellExecAction" + "command" + "env" +
+	"working_directory" + "LocalShellToolCall" + "LocalShellToolCallOutput" + "LocalShellToolParam" +
+	"LocalSkillParam" + "LogProb" + "MCPApprovalRequest" + "server_label" + "MCPApprovalResponse" +
+	"approval_request_id" + "approve" + "reason" + "MCPApprovalResponseResource" + "MCPListTools" +
+	"MCPListToolsTool" + "input_schema" + "MCPProtocolError" + "MCPTool" + "authorization" +
+	"connector_id" + "headers" + "require_approval" + "server_description" + "server_url" + "tunnel_id" +
+	"MCPToolCall" + "MCPToolCallError" + "http_error" + "mcp_protocol_error" +
+	"mcp_tool_execution_error" + "MCPToolCallStatus" + "calling" + "MCPToolExecutionError" +
+	"MCPToolFilter" + "read_only" + "tool_names" + "Message" + "MessagePhase" + "commentary" +
+	"final_answer" + "MessagePhase-2" + "MessageRole" + "critic" + "discriminator" + "unknown" +
+	"MessageStatus" + "Metadata" + "ModelIdsResponses" + "ModelIdsShared" + "ModelResponseProperties" +
+	"Moderation" + "ModerationConfigParam" + "ModerationErrorBody" + "ModerationInputType" + "image" +
+	"ModerationMode" + "block" + "score" + "ModerationParam" + "policy" + "ModerationPolicyParam" +
+	"ModerationResultBody" + "categories" + "category_applied_input_types" + "category_scores" +
+	"flagged" + "MoveParam" + "NamespaceToolParam" + "OutputContent" + "output_text" + "reasoning_text" +
+	"OutputItem" + "OutputMessage" + "OutputMessageContent" + "OutputTextContent" + "ParallelToolCalls" +
+	"PredictionContent" + "Program" + "fingerprint" + "ProgramItemParam" + "ProgramOutput" +
+	"ProgramOutputItemParam" + "ProgramOutputItemStatus" + "ProgramOutputStatus" +
+	"ProgramToolCallCaller" + "caller_id" + "ProgramToolCallCallerParam" +
+	"ProgrammaticToolCallingParam" + "Prompt" + "variables" + "version" + "PromptCacheBreakpointConfig" +
+	"PromptCacheBreakpointParam" + "PromptCacheModeEnum" + "explicit" + "implicit" +
+	"PromptCacheOptions" + "ttl" + "PromptCacheOptionsParam" + "PromptCacheTTLEnum" + "30m" +
+	"RankerVersionType" + "default-2024-11-15" + "RankingOptions" + "hybrid_search" + "ranker" +
+	"score_threshold" + "Reasoning" + "context" + "effort" + "generate_summary" + "summary" +
+	"ReasoningEffort" + "max" + "medium" + "minimal" + "none" + "xhigh" + "ReasoningItem" +
+	"ReasoningModeEnum" + "ReasoningTextContent" + "RefusalContent" + "Response" + "completed_at" +
+	"incomplete_details" + "ResponseAudioDeltaEvent" + "delta" + "sequence_number" +
+	"ResponseAudioDoneEvent" + "ResponseAudioTranscriptDeltaEvent" + "ResponseAudioTranscriptDoneEvent" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent" + "item_id" + "output_index" +
+	"ResponseCodeInterpreterCallCodeDoneEvent" + "ResponseCodeInterpreterCallCompletedEvent" +
+	"ResponseCodeInterpreterCallInProgressEvent" + "ResponseCodeInterpreterCallInterpretingEvent" +
+	"ResponseCompletedEvent" + "response" + "ResponseContentPartAddedEvent" + "content_index" + "part" +
+	"ResponseContentPartDoneEvent" + "ResponseConversation" + "ResponseCreatedEvent" +
+	"ResponseCustomToolCallInputDeltaEvent" + "ResponseCustomToolCallInputDoneEvent" + "ResponseError" +
+	"ResponseErrorCode" + "bio_policy" + "data_residency_mismatch" + "empty_image_file" +
+	"failed_to_download_image" + "image_content_policy_violation" + "image_file_not_found" +
+	"image_file_too_large" + "image_parse_error" + "image_too_large" + "image_too_small" +
+	"invalid_base64_image" + "invalid_image" + "invalid_image_format" + "invalid_image_mode" +
+	"invalid_image_url" + "invalid_prompt" + "rate_limit_exceeded" + "server_error" +
+	"unsupported_image_media_type" + "vector_store_timeout" + "ResponseErrorEvent" +
+	"ResponseFailedEvent" + "ResponseFileSearchCallCompletedEvent" +
+	"ResponseFileSearchCallInProgressEvent" + "ResponseFileSearchCallSearchingEvent" +
+	"ResponseFormatJsonObject" + "ResponseFormatJsonSchema" + "json_schema" +
+	"ResponseFormatJsonSchemaSchema" + "ResponseFormatText" + "ResponseFunctionCallArgumentsDeltaEvent" +
+	"ResponseFunctionCallArgumentsDoneEvent" + "ResponseImageGenCallCompletedEvent" +
+	"ResponseImageGenCallGeneratingEvent" + "ResponseImageGenCallInProgressEvent" +
+	"ResponseImageGenCallPartialImageEvent" + "partial_image_b64" + "partial_image_index" +
+	"ResponseInProgressEvent" + "ResponseIncompleteEvent" + "ResponseItemList" + "ResponseLogProb" +
+	"ResponseMCPCallArgumentsDeltaEvent" + "ResponseMCPCallArgumentsDoneEvent" +
+	"ResponseMCPCallCompletedEvent" + "ResponseMCPCallFailedEvent" + "ResponseMCPCallInProgressEvent" +
+	"ResponseMCPListToolsCompletedEvent" + "ResponseMCPListToolsFailedEvent" +
+	"ResponseMCPListToolsInProgressEvent" + "ResponseModalities" + "ResponseOutputItemAddedEvent" +
+	"item" + "ResponseOutputItemDoneEvent" + "ResponseOutputTextAnnotationAddedEvent" + "annotation" +
+	"annotation_index" + "ResponsePromptVariables" + "ResponseProperties" + "ResponseQueuedEvent" +
+	"ResponseReasoningSummaryPartAddedEvent" + "summary_index" + "ResponseReasoningSummaryPartDoneEvent" +
+	"ResponseReasoningSummaryTextDeltaEvent" + "ResponseReasoningSummaryTextDoneEvent" +
+	"ResponseReasoningTextDeltaEvent" + "ResponseReasoningTextDoneEvent" + "ResponseRefusalDeltaEvent" +
+	"ResponseRefusalDoneEvent" + "ResponseShellCallCommandAddedStreamingEvent" + "command_index" +
+	"ResponseShellCallCommandDeltaStreamingEvent" + "ResponseShellCallCommandDoneStreamingEvent" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent" +
+	"ResponseShellCallOutputContentDoneStreamingEvent" + "ResponseStreamEvent" + "response.audio.delta" +
+	"response.audio.done" + "response.audio.transcript.delta" + "response.audio.transcript.done" +
+	"response.code_interpreter_call.completed" + "response.code_interpreter_call.in_progress" +
+	"response.code_interpreter_call.interpreting" + "response.code_interpreter_call_code.delta" +
+	"response.code_interpreter_call_code.done" + "response.completed" + "response.content_part.added" +
+	"response.content_part.done" + "response.created" + "response.custom_tool_call_input.delta" +
+	"response.custom_tool_call_input.done" + "response.failed" + "response.file_search_call.completed" +
+	"response.file_search_call.in_progress" + "response.file_search_call.searching" +
+	"response.function_call_arguments.delta" + "response.function_call_arguments.done" +
+	"response.image_generation_call.completed" + "response.image_generation_call.generating" +
+	"response.image_generation_call.in_progress" + "response.image_generation_call.partial_image" +
+	"response.in_progress" + "response.incomplete" + "response.mcp_call.completed" +
+	"response.mcp_call.failed" + "response.mcp_call.in_progress" + "response.mcp_call_arguments.delta" +
+	"response.mcp_call_arguments.done" + "response.mcp_list_tools.completed" +
+	"response.mcp_list_tools.failed" + "response.mcp_list_tools.in_progress" +
+	"response.output_item.added" + "response.output_item.done" + "response.output_text.annotation.added" +
+	"response.output_text.delta" + "response.output_text.done" + "response.queued" +
+	"response.reasoning_summary_part.added" + "response.reasoning_summary_part.done" +
+	"response.reasoning_summary_text.delta" + "response.reasoning_summary_text.done" +
+	"response.reasoning_text.delta" + "response.reasoning_text.done" + "response.refusal.delta" +
+	"response.refusal.done" + "response.shell_call_command.added" + "response.shell_call_command.delta" +
+	"response.shell_call_command.done" + "response.shell_call_output_content.delta" +
+	"response.shell_call_output_content.done" + "response.web_search_call.completed" +
+	"response.web_search_call.in_progress" + "response.web_search_call.searching" +
+	"ResponseStreamOptions" + "ResponseTextDeltaEvent" + "ResponseTextDoneEvent" + "ResponseTextParam" +
+	"ResponseUsage" + "input_tokens" + "input_tokens_details" + "output_tokens" +
+	"output_tokens_details" + "ResponseWebSearchCallCompletedEvent" +
+	"ResponseWebSearchCallInProgressEvent" + "ResponseWebSearchCallSearchingEvent" + "ScreenshotParam" +
+	"ScrollParam" + "scroll_x" + "scroll_y" + "SearchContentType" + "SearchContextSize" + "ServiceTier" +
+	"default" + "fast" + "flex" + "priority" + "scale" + "ServiceTierResponses" + "ultrafast" +
+	"ShellCallOutputDelta" + "SkillReferenceParam" + "skill_id" + "SpecificApplyPatchParam" +
+	"SpecificFunctionShellParam" + "SpecificProgrammaticToolCallingParam" + "StopConfiguration" +
+	"SummaryTextContent" + "TextContent" + "TextResponseFormatConfiguration" + "json_object" +
+	"TextResponseFormatJsonSchema" + "schema" + "Tool" + "apply_patch" + "code_interpreter" + "computer" +
+	"computer_use_preview" + "file_search" + "image_generation" + "local_shell" + "mcp" +
+	"programmatic_tool_calling" + "shell" + "tool_search" + "web_search" + "web_search_2025_08_26" +
+	"web_search_preview" + "web_search_preview_2025_03_11" + "ToolCallCaller" + "ToolCallCallerParam" +
+	"ToolChoiceAllowed" + "ToolChoiceCustom" + "ToolChoiceFunction" + "ToolChoiceMCP" +
+	"ToolChoiceOptions" + "required" + "ToolChoiceParam" + "ToolChoiceTypes" + "ToolSearchCall" +
+	"execution" + "ToolSearchCallItemParam" + "ToolSearchExecutionType" + "client" + "server" +
+	"ToolSearchOutput" + "ToolSearchOutputItemParam" + "ToolSearchToolParam" + "ToolsArray" +
+	"TopLogProb" + "TypeParam" + "UpdateConversationBody" + "UrlCitationBody" + "title" +
+	"VectorStoreFileAttributes" + "Verbosity" + "VoiceIdsOrCustomVoice" + "VoiceIdsShared" + "WaitParam" +
+	"WebSearchActionFind" + "pattern" + "WebSearchActionOpenPage" + "WebSearchActionSearch" + "query" +
+	"sources" + "WebSearchApproximateLocation" + "WebSearchContextSize" + "WebSearchLocation" +
+	"WebSearchPreviewTool" + "search_content_types" + "search_context_size" + "user_location" +
+	"WebSearchTool" + "external_web_access" + "WebSearchToolCall" + "AdditionalTools/properties/id" +
+	"AdditionalTools/properties/role" + "AdditionalTools/properties/role/anyOf/1" +
+	"AdditionalTools/properties/tools" + "AdditionalTools/properties/type" +
+	"AdditionalToolsItemParam/properties/id" + "AdditionalToolsItemParam/properties/id/anyOf/0" +
+	"AdditionalToolsItemParam/properties/id/anyOf/1" + "AdditionalToolsItemParam/properties/role" +
+	"AdditionalToolsItemParam/properties/tools" + "AdditionalToolsItemParam/properties/type" +
+	"ApplyPatchCreateFileOperation/properties/diff" + "ApplyPatchCreateFileOperation/properties/path" +
+	"ApplyPatchCreateFileOperation/properties/type" +
+	"ApplyPatchCreateFileOperationParam/properties/diff" +
+	"ApplyPatchCreateFileOperationParam/properties/path" +
+	"ApplyPatchCreateFileOperationParam/properties/type" +
+	"ApplyPatchDeleteFileOperation/properties/path" + "ApplyPatchDeleteFileOperation/properties/type" +
+	"ApplyPatchDeleteFileOperationParam/properties/path" +
+	"ApplyPatchDeleteFileOperationParam/properties/type" + "ApplyPatchToolCall/properties/call_id" +
+	"ApplyPatchToolCall/properties/caller" + "ApplyPatchToolCall/properties/caller/anyOf/1" +
+	"ApplyPatchToolCall/properties/created_by" + "ApplyPatchToolCall/properties/id" +
+	"ApplyPatchToolCall/properties/operation" + "ApplyPatchToolCall/properties/status" +
+	"ApplyPatchToolCall/properties/status/anyOf/1" + "ApplyPatchToolCall/properties/type" +
+	"ApplyPatchToolCallItemParam/properties/call_id" + "ApplyPatchToolCallItemParam/properties/caller" +
+	"ApplyPatchToolCallItemParam/properties/caller/anyOf/1" +
+	"ApplyPatchToolCallItemParam/properties/id" + "ApplyPatchToolCallItemParam/properties/id/anyOf/0" +
+	"ApplyPatchToolCallItemParam/properties/id/anyOf/1" +
+	"ApplyPatchToolCallItemParam/properties/operation" +
+	"ApplyPatchToolCallItemParam/properties/operation/anyOf/1" +
+	"ApplyPatchToolCallItemParam/properties/status" +
+	"ApplyPatchToolCallItemParam/properties/status/anyOf/1" +
+	"ApplyPatchToolCallItemParam/properties/type" + "ApplyPatchToolCallOutput/properties/call_id" +
+	"ApplyPatchToolCallOutput/properties/caller" + "ApplyPatchToolCallOutput/properties/caller/anyOf/1" +
+	"ApplyPatchToolCallOutput/properties/created_by" + "ApplyPatchToolCallOutput/properties/id" +
+	"ApplyPatchToolCallOutput/properties/output" + "ApplyPatchToolCallOutput/properties/output/anyOf/0" +
+	"ApplyPatchToolCallOutput/properties/output/anyOf/1" + "ApplyPatchToolCallOutput/properties/status" +
+	"ApplyPatchToolCallOutput/properties/status/anyOf/1" + "ApplyPatchToolCallOutput/properties/type" +
+	"ApplyPatchToolCallOutputItemParam/properties/call_id" +
+	"ApplyPatchToolCallOutputItemParam/properties/caller" +
+	"ApplyPatchToolCallOutputItemParam/properties/caller/anyOf/1" +
+	"ApplyPatchToolCallOutputItemParam/properties/id" +
+	"ApplyPatchToolCallOutputItemParam/properties/id/anyOf/0" +
+	"ApplyPatchToolCallOutputItemParam/properties/id/anyOf/1" +
+	"ApplyPatchToolCallOutputItemParam/properties/output" +
+	"ApplyPatchToolCallOutputItemParam/properties/output/anyOf/0" +
+	"ApplyPatchToolCallOutputItemParam/properties/output/anyOf/1" +
+	"ApplyPatchToolCallOutputItemParam/properties/status" +
+	"ApplyPatchToolCallOutputItemParam/properties/status/anyOf/1" +
+	"ApplyPatchToolCallOutputItemParam/properties/type" +
+	"ApplyPatchToolParam/properties/allowed_callers" +
+	"ApplyPatchToolParam/properties/allowed_callers/anyOf/0" +
+	"ApplyPatchToolParam/properties/allowed_callers/anyOf/1" + "ApplyPatchToolParam/properties/type" +
+	"ApplyPatchUpdateFileOperation/properties/diff" + "ApplyPatchUpdateFileOperation/properties/path" +
+	"ApplyPatchUpdateFileOperation/properties/type" +
+	"ApplyPatchUpdateFileOperationParam/properties/diff" +
+	"ApplyPatchUpdateFileOperationParam/properties/path" +
+	"ApplyPatchUpdateFileOperationParam/properties/type" + "ApproximateLocation/properties/city" +
+	"ApproximateLocation/properties/city/anyOf/0" + "ApproximateLocation/properties/city/anyOf/1" +
+	"ApproximateLocation/properties/country" + "ApproximateLocation/properties/country/anyOf/0" +
+	"ApproximateLocation/properties/country/anyOf/1" + "ApproximateLocation/properties/region" +
+	"ApproximateLocation/properties/region/anyOf/0" + "ApproximateLocation/properties/region/anyOf/1" +
+	"ApproximateLocation/properties/timezone" + "ApproximateLocation/properties/timezone/anyOf/0" +
+	"ApproximateLocation/properties/timezone/anyOf/1" + "ApproximateLocation/properties/type" +
+	"approximate" + "AutoCodeInterpreterToolParam/properties/file_ids" +
+	"AutoCodeInterpreterToolParam/properties/file_ids/items" +
+	"AutoCodeInterpreterToolParam/properties/memory_limit" +
+	"AutoCodeInterpreterToolParam/properties/memory_limit/anyOf/1" +
+	"AutoCodeInterpreterToolParam/properties/network_policy" + "allowlist" + "disabled" +
+	"AutoCodeInterpreterToolParam/properties/type" + "ChatCompletionAllowedTools/properties/mode" +
+	"ChatCompletionAllowedTools/properties/tools" + "ChatCompletionAllowedTools/properties/tools/items" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1" +
+	"ChatCompletionAllowedToolsChoice/properties/type" +
+	"ChatCompletionFunctionCallOption/properties/name" +
+	"ChatCompletionFunctions/properties/description" + "ChatCompletionFunctions/properties/name" +
+	"ChatCompletionFunctions/properties/parameters" +
+	"ChatCompletionMessageCustomToolCall/properties/custom" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/input" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/name" +
+	"ChatCompletionMessageCustomToolCall/properties/id" +
+	"ChatCompletionMessageCustomToolCall/properties/type" +
+	"ChatCompletionMessageToolCall/properties/function" +
+	"ChatCompletionMessageToolCall/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/name" +
+	"ChatCompletionMessageToolCall/properties/id" + "ChatCompletionMessageToolCall/properties/type" +
+	"ChatCompletionMessageToolCallChunk/properties/function" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/name" +
+	"ChatCompletionMessageToolCallChunk/properties/id" +
+	"ChatCompletionMessageToolCallChunk/properties/index" +
+	"ChatCompletionMessageToolCallChunk/properties/type" + "ChatCompletionMessageToolCalls/items" +
+	"ChatCompletionModeration/properties/input" + "moderation_results" +
+	"ChatCompletionModeration/properties/output" + "ChatCompletionModerationError/properties/code" +
+	"ChatCompletionModerationError/properties/message" + "ChatCompletionModerationError/properties/type" +
+	"ChatCompletionModerationResults/properties/model" +
+	"ChatCompletionModerationResults/properties/results" +
+	"ChatCompletionModerationResults/properties/type" +
+	"ChatCompletionNamedToolChoice/properties/function" +
+	"ChatCompletionNamedToolChoice/properties/function/properties/name" +
+	"ChatCompletionNamedToolChoice/properties/type" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name" +
+	"ChatCompletionNamedToolChoiceCustom/properties/type" +
+	"ChatCompletionRequestAssistantMessage/properties/audio" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/role" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestDeveloperMessage/properties/name" +
+	"ChatCompletionRequestDeveloperMessage/properties/role" +
+	"ChatCompletionRequestFunctionMessage/properties/content" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestFunctionMessage/properties/name" +
+	"ChatCompletionRequestFunctionMessage/properties/role" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format" + "mp3" +
+	"wav" + "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/type" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartFile/properties/type" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartImage/properties/type" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/refusal" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/type" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartText/properties/text" +
+	"ChatCompletionRequestMessageContentPartText/properties/type" +
+	"ChatCompletionRequestSystemMessage/properties/content" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestSystemMessage/properties/name" +
+	"ChatCompletionRequestSystemMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/content" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestToolMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/tool_call_id" +
+	"ChatCompletionRequestUserMessage/properties/content" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestUserMessage/properties/name" +
+	"ChatCompletionRequestUserMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/annotations" +
+	"ChatCompletionResponseMessage/properties/annotations/items" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/type" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url" +
+	"ChatCompletionResponseMessage/properties/audio" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0" + "expires_at" + "transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/content" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/function_call" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/arguments" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/name" +
+	"ChatCompletionResponseMessage/properties/reasoning" +
+	"ChatCompletionResponseMessage/properties/reasoning_content" +
+	"ChatCompletionResponseMessage/properties/refusal" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/tool_calls" +
+	"ChatCompletionResponseMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionStreamOptions/properties/include_obfuscation" +
+	"ChatCompletionStreamOptions/properties/include_usage" +
+	"ChatCompletionStreamResponseDelta/properties/content" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/function_call" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/name" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning_content" +
+	"ChatCompletionStreamResponseDelta/properties/refusal" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/role" +
+	"ChatCompletionStreamResponseDelta/properties/tool_calls" +
+	"ChatCompletionTokenLogprob/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/logprob" + "ChatCompletionTokenLogprob/properties/token" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token" +
+	"ChatCompletionTool/properties/function" + "ChatCompletionTool/properties/function/anyOf/1" +
+	"ChatCompletionTool/properties/type" + "ChatCompletionToolChoiceOption/oneOf/0" +
+	"ChatCompletionToolChoiceOption/oneOf/1" + "ClickParam/properties/button" +
+	"ClickParam/properties/button/anyOf/1" + "ClickParam/properties/keys" +
+	"ClickParam/properties/keys/anyOf/0" + "ClickParam/properties/keys/anyOf/0/items" +
+	"ClickParam/properties/keys/anyOf/1" + "ClickParam/properties/type" + "ClickParam/properties/x" +
+	"ClickParam/properties/y" + "CodeInterpreterOutputImage/properties/type" +
+	"CodeInterpreterOutputImage/properties/url" + "CodeInterpreterOutputLogs/properties/logs" +
+	"CodeInterpreterOutputLogs/properties/type" + "CodeInterpreterTool/properties/allowed_callers" +
+	"CodeInterpreterTool/properties/allowed_callers/anyOf/0" +
+	"CodeInterpreterTool/properties/allowed_callers/anyOf/1" +
+	"CodeInterpreterTool/properties/container" + "CodeInterpreterTool/properties/container/oneOf/0" +
+	"CodeInterpreterTool/properties/container/oneOf/2" + "CodeInterpreterTool/properties/type" +
+	"CodeInterpreterToolCall/properties/code" + "CodeInterpreterToolCall/properties/code/anyOf/0" +
+	"CodeInterpreterToolCall/properties/code/anyOf/1" +
+	"CodeInterpreterToolCall/properties/container_id" + "CodeInterpreterToolCall/properties/id" +
+	"CodeInterpreterToolCall/properties/outputs" + "CodeInterpreterToolCall/properties/outputs/anyOf/0" +
+	"CodeInterpreterToolCall/properties/outputs/anyOf/0/items" +
+	"CodeInterpreterToolCall/properties/outputs/anyOf/1" + "CodeInterpreterToolCall/properties/status" +
+	"interpreting" + "CodeInterpreterToolCall/properties/type" + "CompactionBody/properties/created_by" +
+	"CompactionBody/properties/encrypted_content" + "CompactionBody/properties/id" +
+	"CompactionBody/properties/type" + "CompactionSummaryItemParam/properties/encrypted_content" +
+	"CompactionSummaryItemParam/properties/id" + "CompactionSummaryItemParam/properties/id/anyOf/0" +
+	"CompactionSummaryItemParam/properties/id/anyOf/1" + "CompactionSummaryItemParam/properties/type" +
+	"CompactionTriggerItemParam/properties/type" + "ComparisonFilter/properties/key" +
+	"ComparisonFilter/properties/type" + "ComparisonFilter/properties/value" +
+	"ComparisonFilter/properties/value/oneOf/0" + "ComparisonFilter/properties/value/oneOf/1" +
+	"ComparisonFilter/properties/value/oneOf/2" + "ComparisonFilter/properties/value/oneOf/3" +
+	"ComparisonFilter/properties/value/oneOf/3/items" +
+	"ComparisonFilter/properties/value/oneOf/3/items/oneOf/0" +
+	"ComparisonFilter/properties/value/oneOf/3/items/oneOf/1" +
+	"ComparisonFilter/properties/value/oneOf/4" + "CompletionUsage/properties/completion_tokens" +
+	"CompletionUsage/properties/completion_tokens_details" + "accepted_prediction_tokens" +
+	"audio_tokens" + "reasoning_tokens" + "rejected_prediction_tokens" + "text_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/prompt_tokens" + "CompletionUsage/properties/prompt_tokens_details" +
+	"cache_write_tokens" + "cached_tokens" + "image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/total_tokens" + "CompoundFilter/properties/filters" +
+	"CompoundFilter/properties/filters/items" + "CompoundFilter/properties/type" +
+	"ComputerCallOutputItemParam/properties/acknowledged_safety_checks" +
+	"ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/0" +
+	"ComputerCallOutputItemParam/properties/acknowledged_safety_checks/anyOf/1" +
+	"ComputerCallOutputItemParam/properties/call_id" + "ComputerCallOutputItemParam/properties/id" +
+	"ComputerCallOutputItemParam/properties/id/anyOf/0" +
+	"ComputerCallOutputItemParam/properties/id/anyOf/1" +
+	"ComputerCallOutputItemParam/properties/output" +
+	"ComputerCallOutputItemParam/properties/output/anyOf/1" +
+	"ComputerCallOutputItemParam/properties/status" +
+	"ComputerCallOutputItemParam/properties/status/anyOf/1" +
+	"ComputerCallOutputItemParam/properties/type" + "ComputerCallSafetyCheckParam/properties/code" +
+	"ComputerCallSafetyCheckParam/properties/code/anyOf/0" +
+	"ComputerCallSafetyCheckParam/properties/code/anyOf/1" +
+	"ComputerCallSafetyCheckParam/properties/id" + "ComputerCallSafetyCheckParam/properties/message" +
+	"ComputerCallSafetyCheckParam/properties/message/anyOf/0" +
+	"ComputerCallSafetyCheckParam/properties/message/anyOf/1" +
+	"ComputerScreenshotContent/properties/detail" +
+	"ComputerScreenshotContent/properties/detail/anyOf/1" +
+	"ComputerScreenshotContent/properties/file_id" +
+	"ComputerScreenshotContent/properties/file_id/anyOf/0" +
+	"ComputerScreenshotContent/properties/file_id/anyOf/1" +
+	"ComputerScreenshotContent/properties/image_url" +
+	"ComputerScreenshotContent/properties/image_url/anyOf/0" +
+	"ComputerScreenshotContent/properties/image_url/anyOf/1" +
+	"ComputerScreenshotContent/properties/prompt_cache_breakpoint" +
+	"ComputerScreenshotContent/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ComputerScreenshotContent/properties/type" + "computer_screenshot" +
+	"ComputerScreenshotImage/properties/file_id" + "ComputerScreenshotImage/properties/image_url" +
+	"ComputerScreenshotImage/properties/type" + "ComputerTool/properties/type" +
+	"ComputerToolCall/properties/action" + "ComputerToolCall/properties/action/anyOf/1" +
+	"ComputerToolCall/properties/actions" + "ComputerToolCall/properties/actions/anyOf/1" +
+	"ComputerToolCall/properties/call_id" + "ComputerToolCall/properties/id" +
+	"ComputerToolCall/properties/pending_safety_checks" + "ComputerToolCall/properties/status" +
+	"ComputerToolCall/properties/type" + "ComputerToolCallOutput/properties/acknowledged_safety_checks" +
+	"ComputerToolCallOutput/properties/call_id" + "ComputerToolCallOutput/properties/id" +
+	"ComputerToolCallOutput/properties/output" + "ComputerToolCallOutput/properties/output/anyOf/1" +
+	"ComputerToolCallOutput/properties/status" + "ComputerToolCallOutput/properties/type" +
+	"ComputerToolCallOutputResource/properties/created_by" +
+	"ComputerToolCallOutputResource/properties/id" + "ComputerToolCallOutputResource/properties/output" +
+	"ComputerToolCallOutputResource/properties/output/anyOf/1" +
+	"ComputerToolCallOutputResource/properties/status" +
+	"ComputerToolCallOutputResource/properties/status/anyOf/1" +
+	"ComputerUsePreviewTool/properties/display_height" +
+	"ComputerUsePreviewTool/properties/display_width" + "ComputerUsePreviewTool/properties/environment" +
+	"ComputerUsePreviewTool/properties/environment/anyOf/1" + "ComputerUsePreviewTool/properties/type" +
+	"ContainerAutoParam/properties/file_ids" + "ContainerAutoParam/properties/file_ids/items" +
+	"ContainerAutoParam/properties/memory_limit" + "ContainerAutoParam/properties/memory_limit/anyOf/1" +
+	"ContainerAutoParam/properties/network_policy" + "ContainerAutoParam/properties/skills" +
+	"ContainerAutoParam/properties/skills/items" + "inline" + "skill_reference" +
+	"ContainerAutoParam/properties/type" + "container_auto" +
+	"ContainerFileCitationBody/properties/container_id" +
+	"ContainerFileCitationBody/properties/end_index" + "ContainerFileCitationBody/properties/file_id" +
+	"ContainerFileCitationBody/properties/filename" + "ContainerFileCitationBody/properties/start_index" +
+	"ContainerFileCitationBody/properties/type" +
+	"ContainerNetworkPolicyAllowlistParam/properties/allowed_domains" +
+	"ContainerNetworkPolicyAllowlistParam/properties/allowed_domains/items" +
+	"ContainerNetworkPolicyAllowlistParam/properties/domain_secrets" +
+	"ContainerNetworkPolicyAllowlistParam/properties/type" +
+	"ContainerNetworkPolicyDisabledParam/properties/type" +
+	"ContainerNetworkPolicyDomainSecretParam/properties/domain" +
+	"ContainerNetworkPolicyDomainSecretParam/properties/name" +
+	"ContainerNetworkPolicyDomainSecretParam/properties/value" +
+	"ContainerReferenceParam/properties/container_id" + "ContainerReferenceParam/properties/type" +
+	"container_reference" + "ContainerReferenceResource/properties/container_id" +
+	"ContainerReferenceResource/properties/type" + "ContextManagementParam/properties/compact_threshold" +
+	"ContextManagementParam/properties/compact_threshold/anyOf/0" +
+	"ContextManagementParam/properties/compact_threshold/anyOf/1" +
+	"ContextManagementParam/properties/type" + "ConversationItemList/properties/data" +
+	"ConversationItemList/properties/first_id" + "ConversationItemList/properties/has_more" +
+	"ConversationItemList/properties/last_id" + "ConversationItemList/properties/object" + "list" +
+	"ConversationParam/oneOf/0" + "ConversationParam-2/properties/id" +
+	"ConversationResource/properties/created_at" + "ConversationResource/properties/id" +
+	"ConversationResource/properties/metadata" + "ConversationResource/properties/object" +
+	"CoordParam/properties/x" + "CoordParam/properties/y" +
+	"CreateModelResponseProperties/properties/metadata" +
+	"CreateModelResponseProperties/properties/prompt_cache_key" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_options" +
+	"CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0" + "24h" + "in_memory" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1" +
+	"CreateModelResponseProperties/properties/safety_identifier" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/0" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/1" +
+	"CreateModelResponseProperties/properties/temperature" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/0" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/1" +
+	"CreateModelResponseProperties/properties/top_logprobs" +
+	"CreateModelResponseProperties/properties/top_p" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/0" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/1" +
+	"CreateModelResponseProperties/properties/user" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio" + "voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/format" + "aac" + "flac" + "opus" +
+	"pcm16" + "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/frequency_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2" +
+	"CreateChatCompletionRequest/allOf/1/properties/functions" +
+	"CreateChatCompletionRequest/allOf/1/properties/logit_bias" +
+	"CreateChatCompletionRequest/allOf/1/properties/logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/messages" +
+	"CreateChatCompletionRequest/allOf/1/properties/model" +
+	"CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/n" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/presence_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/response_format" +
+	"CreateChatCompletionRequest/allOf/1/properties/seed" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/store" +
+	"CreateChatCompletionRequest/allOf/1/properties/stream" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools/items" +
+	"CreateChatCompletionRequest/allOf/1/properties/top_logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type" +
+	"CreateChatCompletionResponse/properties/choices" +
+	"CreateChatCompletionResponse/properties/choices/items" + "finish_reason" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/finish_reason" + "content_filter" +
+	"length" + "CreateChatCompletionResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1" +
+	"CreateChatCompletionResponse/properties/created" + "CreateChatCompletionResponse/properties/id" +
+	"CreateChatCompletionResponse/properties/metadata" + "CreateChatCompletionResponse/properties/model" +
+	"CreateChatCompletionResponse/properties/moderation" +
+	"CreateChatCompletionResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionResponse/properties/object" + "chat.completion" +
+	"CreateChatCompletionResponse/properties/system_fingerprint" +
+	"CreateChatCompletionResponse/properties/usage" +
+	"CreateChatCompletionResponse/properties/usage/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices" +
+	"CreateChatCompletionStreamResponse/properties/choices/items" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal" +
+	"CreateChatCompletionStreamResponse/properties/created" +
+	"CreateChatCompletionStreamResponse/properties/id" +
+	"CreateChatCompletionStreamResponse/properties/model" +
+	"CreateChatCompletionStreamResponse/properties/moderation" +
+	"CreateChatCompletionStreamResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/obfuscation" +
+	"CreateChatCompletionStreamResponse/properties/object" + "chat.completion.chunk" +
+	"CreateChatCompletionStreamResponse/properties/system_fingerprint" +
+	"CreateChatCompletionStreamResponse/properties/usage" +
+	"CreateChatCompletionStreamResponse/properties/usage/anyOf/1" +
+	"CreateConversationBody/properties/items" + "CreateConversationBody/properties/items/anyOf/0" +
+	"CreateConversationBody/properties/items/anyOf/1" + "CreateConversationBody/properties/metadata" +
+	"CreateConversationItemsRequest/properties/items" + "ResponseProperties/properties/background" +
+	"ResponseProperties/properties/background/anyOf/0" +
+	"ResponseProperties/properties/background/anyOf/1" + "ResponseProperties/properties/max_tool_calls" +
+	"ResponseProperties/properties/max_tool_calls/anyOf/0" +
+	"ResponseProperties/properties/max_tool_calls/anyOf/1" + "ResponseProperties/properties/model" +
+	"ResponseProperties/properties/model/anyOf/1" + "ResponseProperties/properties/previous_response_id" +
+	"ResponseProperties/properties/previous_response_id/anyOf/0" +
+	"ResponseProperties/properties/previous_response_id/anyOf/1" + "ResponseProperties/properties/text" +
+	"ResponseProperties/properties/text/anyOf/1" + "ResponseProperties/properties/tool_choice" +
+	"ResponseProperties/properties/tool_choice/anyOf/1" + "ResponseProperties/properties/tools" +
+	"ResponseProperties/properties/tools/anyOf/1" +
+	"CreateResponse/allOf/2/properties/context_management" +
+	"CreateResponse/allOf/2/properties/context_management/anyOf/0" +
+	"CreateResponse/allOf/2/properties/context_management/anyOf/1" +
+	"CreateResponse/allOf/2/properties/conversation" +
+	"CreateResponse/allOf/2/properties/conversation/anyOf/1" +
+	"CreateResponse/allOf/2/properties/include" + "CreateResponse/allOf/2/properties/include/anyOf/0" +
+	"CreateResponse/allOf/2/properties/include/anyOf/1" + "CreateResponse/allOf/2/properties/input" +
+	"CreateResponse/allOf/2/properties/input/anyOf/1" + "CreateResponse/allOf/2/properties/instructions" +
+	"CreateResponse/allOf/2/properties/instructions/anyOf/0" +
+	"CreateResponse/allOf/2/properties/instructions/anyOf/1" +
+	"CreateResponse/allOf/2/properties/max_output_tokens" +
+	"CreateResponse/allOf/2/properties/max_output_tokens/anyOf/0" +
+	"CreateResponse/allOf/2/properties/max_output_tokens/anyOf/1" +
+	"CreateResponse/allOf/2/properties/moderation" +
+	"CreateResponse/allOf/2/properties/moderation/anyOf/1" +
+	"CreateResponse/allOf/2/properties/parallel_tool_calls" +
+	"CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/0" +
+	"CreateResponse/allOf/2/properties/parallel_tool_calls/anyOf/1" +
+	"CreateResponse/allOf/2/properties/reasoning" +
+	"CreateResponse/allOf/2/properties/reasoning/anyOf/1" + "CreateResponse/allOf/2/properties/store" +
+	"CreateResponse/allOf/2/properties/store/anyOf/0" +
+	"CreateResponse/allOf/2/properties/store/anyOf/1" + "CreateResponse/allOf/2/properties/stream" +
+	"CreateResponse/allOf/2/properties/stream/anyOf/0" +
+	"CreateResponse/allOf/2/properties/stream/anyOf/1" + "CreateResponse/allOf/2/properties/truncation" +
+	"CreateResponse/allOf/2/properties/truncation/anyOf/0" +
+	"CreateResponse/allOf/2/properties/truncation/anyOf/1" +
+	"CustomGrammarFormatParam/properties/definition" + "CustomGrammarFormatParam/properties/syntax" +
+	"CustomGrammarFormatParam/properties/syntax/anyOf/1" + "CustomGrammarFormatParam/properties/type" +
+	"CustomTextFormatParam/properties/type" + "CustomToolCall/properties/call_id" +
+	"CustomToolCall/properties/caller" + "CustomToolCall/properties/caller/anyOf/1" +
+	"CustomToolCall/properties/id" + "CustomToolCall/properties/input" +
+	"CustomToolCall/properties/name" + "CustomToolCall/properties/namespace" +
+	"CustomToolCall/properties/type" + "CustomToolCallOutput/properties/call_id" +
+	"CustomToolCallOutput/properties/caller" + "CustomToolCallOutput/properties/caller/anyOf/1" +
+	"CustomToolCallOutput/properties/id" + "CustomToolCallOutput/properties/output" +
+	"CustomToolCallOutput/properties/output/oneOf/0" + "CustomToolCallOutput/properties/output/oneOf/1" +
+	"CustomToolCallOutput/properties/output/oneOf/2" + "CustomToolCallOutput/properties/type" +
+	"CustomToolCallOutputResource/properties/created_by" + "CustomToolCallOutputResource/properties/id" +
+	"CustomToolCallOutputResource/properties/status" +
+	"CustomToolCallOutputResource/properties/status/anyOf/1" +
+	"CustomToolCallResource/properties/created_by" + "CustomToolCallResource/properties/id" +
+	"CustomToolCallResource/properties/status" + "CustomToolCallResource/properties/status/anyOf/1" +
+	"CustomToolChatCompletions/properties/custom" +
+	"CustomToolChatCompletions/properties/custom/properties/description" +
+	"CustomToolChatCompletions/properties/custom/properties/format" +
+	"CustomToolChatCompletions/properties/custom/properties/name" +
+	"CustomToolChatCompletions/properties/type" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/type" +
+	"CustomToolChatCompletionsCustomFormatText/properties/type" +
+	"CustomToolParam/properties/allowed_callers" + "CustomToolParam/properties/allowed_callers/anyOf/0" +
+	"CustomToolParam/properties/allowed_callers/anyOf/1" + "CustomToolParam/properties/defer_loading" +
+	"CustomToolParam/properties/description" + "CustomToolParam/properties/format" +
+	"CustomToolParam/properties/name" + "CustomToolParam/properties/type" +
+	"DeletedConversationResource/properties/deleted" + "DeletedConversationResource/properties/id" +
+	"DeletedConversationResource/properties/object" + "conversation.deleted" +
+	"DirectToolCallCaller/properties/type" + "DirectToolCallCallerParam/properties/type" +
+	"DoubleClickAction/properties/keys" + "DoubleClickAction/properties/keys/anyOf/0" +
+	"DoubleClickAction/properties/keys/anyOf/0/items" + "DoubleClickAction/properties/keys/anyOf/1" +
+	"DoubleClickAction/properties/type" + "DoubleClickAction/properties/x" +
+	"DoubleClickAction/properties/y" + "DragParam/properties/keys" + "DragParam/properties/keys/anyOf/0" +
+	"DragParam/properties/keys/anyOf/0/items" + "DragParam/properties/keys/anyOf/1" +
+	"DragParam/properties/path" + "DragParam/properties/type" + "EasyInputMessage/properties/content" +
+	"EasyInputMessage/properties/content/oneOf/0" + "EasyInputMessage/properties/content/oneOf/2" +
+	"EasyInputMessage/properties/phase" + "EasyInputMessage/properties/phase/anyOf/1" +
+	"EasyInputMessage/properties/role" + "EasyInputMessage/properties/type" + "Error/properties/code" +
+	"Error/properties/code/anyOf/0" + "Error/properties/code/anyOf/1" + "Error/properties/message" +
+	"Error/properties/param" + "Error/properties/param/anyOf/0" + "Error/properties/param/anyOf/1" +
+	"Error/properties/type" + "ErrorResponse/properties/error" +
+	"ErrorResponse/properties/error/anyOf/1" + "FileCitationBody/properties/file_id" +
+	"FileCitationBody/properties/filename" + "FileCitationBody/properties/index" +
+	"FileCitationBody/properties/type" + "FilePath/properties/file_id" + "FilePath/properties/index" +
+	"FilePath/properties/type" + "FileSearchTool/properties/filters" +
+	"FileSearchTool/properties/filters/anyOf/1" + "FileSearchTool/properties/max_num_results" +
+	"FileSearchTool/properties/ranking_options" + "FileSearchTool/properties/ranking_options/anyOf/1" +
+	"FileSearchTool/properties/type" + "FileSearchTool/properties/vector_store_ids" +
+	"FileSearchTool/properties/vector_store_ids/items" + "FileSearchToolCall/properties/id" +
+	"FileSearchToolCall/properties/queries" + "FileSearchToolCall/properties/queries/items" +
+	"FileSearchToolCall/properties/results" + "FileSearchToolCall/properties/results/anyOf/0" +
+	"FileSearchToolCall/properties/results/anyOf/0/items" + "attributes" +
+	"FileSearchToolCall/properties/results/anyOf/0/items/properties/attributes" +
+	"FileSearchToolCall/properties/results/anyOf/0/items/properties/file_id" +
+	"FileSearchToolCall/properties/results/anyOf/0/items/properties/filename" +
+	"FileSearchToolCall/properties/results/anyOf/0/items/properties/score" +
+	"FileSearchToolCall/properties/results/anyOf/0/items/properties/text" +
+	"FileSearchToolCall/properties/results/anyOf/1" + "FileSearchToolCall/properties/status" +
+	"searching" + "FileSearchToolCall/properties/type" +
+	"FunctionCallOutputItemParam/properties/call_id" +
+	"FunctionCallOutputItemParam/properties/call_id/anyOf/0" +
+	"FunctionCallOutputItemParam/properties/call_id/anyOf/1" +
+	"FunctionCallOutputItemParam/properties/caller" +
+	"FunctionCallOutputItemParam/properties/caller/anyOf/1" +
+	"FunctionCallOutputItemParam/properties/id" + "FunctionCallOutputItemParam/properties/id/anyOf/0" +
+	"FunctionCallOutputItemParam/properties/id/anyOf/1" + "FunctionCallOutputItemParam/properties/name" +
+	"FunctionCallOutputItemParam/properties/name/anyOf/0" +
+	"FunctionCallOutputItemParam/properties/name/anyOf/1" +
+	"FunctionCallOutputItemParam/properties/namespace" +
+	"FunctionCallOutputItemParam/properties/namespace/anyOf/0" +
+	"FunctionCallOutputItemParam/properties/namespace/anyOf/1" +
+	"FunctionCallOutputItemParam/properties/output" +
+	"FunctionCallOutputItemParam/properties/output/oneOf/0" +
+	"FunctionCallOutputItemParam/properties/output/oneOf/1" +
+	"FunctionCallOutputItemParam/properties/output/oneOf/1/items" +
+	"FunctionCallOutputItemParam/properties/output/oneOf/2" +
+	"FunctionCallOutputItemParam/properties/status" +
+	"FunctionCallOutputItemParam/properties/status/anyOf/1" +
+	"FunctionCallOutputItemParam/properties/type" + "FunctionObject/properties/description" +
+	"FunctionObject/properties/name" + "FunctionObject/properties/parameters" +
+	"FunctionObject/properties/strict" + "FunctionObject/properties/strict/anyOf/0" +
+	"FunctionObject/properties/strict/anyOf/1" + "FunctionShellAction/properties/commands" +
+	"FunctionShellAction/properties/commands/items" + "FunctionShellAction/properties/max_output_length" +
+	"FunctionShellAction/properties/max_output_length/anyOf/0" +
+	"FunctionShellAction/properties/max_output_length/anyOf/1" +
+	"FunctionShellAction/properties/timeout_ms" + "FunctionShellAction/properties/timeout_ms/anyOf/0" +
+	"FunctionShellAction/properties/timeout_ms/anyOf/1" + "FunctionShellActionParam/properties/commands" +
+	"FunctionShellActionParam/properties/commands/items" +
+	"FunctionShellActionParam/properties/max_output_length" +
+	"FunctionShellActionParam/properties/max_output_length/anyOf/0" +
+	"FunctionShellActionParam/properties/max_output_length/anyOf/1" +
+	"FunctionShellActionParam/properties/timeout_ms" +
+	"FunctionShellActionParam/properties/timeout_ms/anyOf/0" +
+	"FunctionShellActionParam/properties/timeout_ms/anyOf/1" + "FunctionShellCall/properties/action" +
+	"FunctionShellCall/properties/action/anyOf/1" + "FunctionShellCall/properties/call_id" +
+	"FunctionShellCall/properties/caller" + "FunctionShellCall/properties/caller/anyOf/1" +
+	"FunctionShellCall/properties/created_by" + "FunctionShellCall/properties/environment" +
+	"FunctionShellCall/properties/environment/anyOf/0" + "local" +
+	"FunctionShellCall/properties/environment/anyOf/1" + "FunctionShellCall/properties/id" +
+	"FunctionShellCall/properties/status" + "FunctionShellCall/properties/status/anyOf/1" +
+	"FunctionShellCall/properties/type" + "FunctionShellCallItemParam/properties/action" +
+	"FunctionShellCallItemParam/properties/action/anyOf/1" +
+	"FunctionShellCallItemParam/properties/call_id" + "FunctionShellCallItemParam/properties/caller" +
+	"FunctionShellCallItemParam/properties/caller/anyOf/1" +
+	"FunctionShellCallItemParam/properties/environment" +
+	"FunctionShellCallItemParam/properties/environment/anyOf/0" +
+	"FunctionShellCallItemParam/properties/environment/anyOf/1" +
+	"FunctionShellCallItemParam/properties/id" + "FunctionShellCallItemParam/properties/id/anyOf/0" +
+	"FunctionShellCallItemParam/properties/id/anyOf/1" + "FunctionShellCallItemParam/properties/status" +
+	"FunctionShellCallItemParam/properties/status/anyOf/1" +
+	"FunctionShellCallItemParam/properties/type" + "FunctionShellCallOutput/properties/call_id" +
+	"FunctionShellCallOutput/properties/caller" + "FunctionShellCallOutput/properties/caller/anyOf/1" +
+	"FunctionShellCallOutput/properties/created_by" + "FunctionShellCallOutput/properties/id" +
+	"FunctionShellCallOutput/properties/max_output_length" +
+	"FunctionShellCallOutput/properties/max_output_length/anyOf/0" +
+	"FunctionShellCallOutput/properties/max_output_length/anyOf/1" +
+	"FunctionShellCallOutput/properties/output" + "FunctionShellCallOutput/properties/status" +
+	"FunctionShellCallOutput/properties/status/anyOf/1" + "FunctionShellCallOutput/properties/type" +
+	"FunctionShellCallOutputContent/properties/created_by" +
+	"FunctionShellCallOutputContent/properties/outcome" +
+	"FunctionShellCallOutputContent/properties/stderr" +
+	"FunctionShellCallOutputContent/properties/stdout" +
+	"FunctionShellCallOutputContentParam/properties/outcome" +
+	"FunctionShellCallOutputContentParam/properties/outcome/anyOf/1" +
+	"FunctionShellCallOutputContentParam/properties/stderr" +
+	"FunctionShellCallOutputContentParam/properties/stdout" +
+	"FunctionShellCallOutputExitOutcome/properties/exit_code" +
+	"FunctionShellCallOutputExitOutcome/properties/type" +
+	"FunctionShellCallOutputExitOutcomeParam/properties/exit_code" +
+	"FunctionShellCallOutputExitOutcomeParam/properties/type" +
+	"FunctionShellCallOutputItemParam/properties/call_id" +
+	"FunctionShellCallOutputItemParam/properties/caller" +
+	"FunctionShellCallOutputItemParam/properties/caller/anyOf/1" +
+	"FunctionShellCallOutputItemParam/properties/id" +
+	"FunctionShellCallOutputItemParam/properties/id/anyOf/0" +
+	"FunctionShellCallOutputItemParam/properties/id/anyOf/1" +
+	"FunctionShellCallOutputItemParam/properties/max_output_length" +
+	"FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/0" +
+	"FunctionShellCallOutputItemParam/properties/max_output_length/anyOf/1" +
+	"FunctionShellCallOutputItemParam/properties/output" +
+	"FunctionShellCallOutputItemParam/properties/status" +
+	"FunctionShellCallOutputItemParam/properties/status/anyOf/1" +
+	"FunctionShellCallOutputItemParam/properties/type" +
+	"FunctionShellCallOutputTimeoutOutcome/properties/type" +
+	"FunctionShellCallOutputTimeoutOutcomeParam/properties/type" +
+	"FunctionShellToolParam/properties/allowed_callers" +
+	"FunctionShellToolParam/properties/allowed_callers/anyOf/0" +
+	"FunctionShellToolParam/properties/allowed_callers/anyOf/1" +
+	"FunctionShellToolParam/properties/environment" +
+	"FunctionShellToolParam/properties/environment/anyOf/0" +
+	"FunctionShellToolParam/properties/environment/anyOf/1" + "FunctionShellToolParam/properties/type" +
+	"FunctionTool/properties/allowed_callers" + "FunctionTool/properties/allowed_callers/anyOf/0" +
+	"FunctionTool/properties/allowed_callers/anyOf/1" + "FunctionTool/properties/defer_loading" +
+	"FunctionTool/properties/description" + "FunctionTool/properties/description/anyOf/0" +
+	"FunctionTool/properties/description/anyOf/1" + "FunctionTool/properties/name" +
+	"FunctionTool/properties/output_schema" + "FunctionTool/properties/parameters" +
+	"FunctionTool/properties/strict" + "FunctionTool/properties/strict/anyOf/0" +
+	"FunctionTool/properties/strict/anyOf/1" + "FunctionTool/properties/type" +
+	"FunctionToolCall/properties/arguments" + "FunctionToolCall/properties/call_id" +
+	"FunctionToolCall/properties/caller" + "FunctionToolCall/properties/caller/anyOf/1" +
+	"FunctionToolCall/properties/id" + "FunctionToolCall/properties/name" +
+	"FunctionToolCall/properties/namespace" + "FunctionToolCall/properties/status" +
+	"FunctionToolCall/properties/type" + "FunctionToolCallOutput/properties/call_id" +
+	"FunctionToolCallOutput/properties/caller" + "FunctionToolCallOutput/properties/caller/anyOf/1" +
+	"FunctionToolCallOutput/properties/id" + "FunctionToolCallOutput/properties/name" +
+	"FunctionToolCallOutput/properties/namespace" + "FunctionToolCallOutput/properties/output" +
+	"FunctionToolCallOutput/properties/output/oneOf/0" +
+	"FunctionToolCallOutput/properties/output/oneOf/1" +
+	"FunctionToolCallOutput/properties/output/oneOf/2" + "FunctionToolCallOutput/properties/status" +
+	"FunctionToolCallOutput/properties/type" + "FunctionToolCallOutputResource/properties/created_by" +
+	"FunctionToolCallOutputResource/properties/id" + "FunctionToolCallOutputResource/properties/status" +
+	"FunctionToolCallOutputResource/properties/status/anyOf/1" +
+	"FunctionToolCallResource/properties/created_by" + "FunctionToolCallResource/properties/id" +
+	"FunctionToolCallResource/properties/status" + "FunctionToolCallResource/properties/status/anyOf/1" +
+	"FunctionToolParam/properties/allowed_callers" +
+	"FunctionToolParam/properties/allowed_callers/anyOf/0" +
+	"FunctionToolParam/properties/allowed_callers/anyOf/1" +
+	"FunctionToolParam/properties/defer_loading" + "FunctionToolParam/properties/description" +
+	"FunctionToolParam/properties/description/anyOf/0" +
+	"FunctionToolParam/properties/description/anyOf/1" + "FunctionToolParam/properties/name" +
+	"FunctionToolParam/properties/output_schema" + "FunctionToolParam/properties/parameters" +
+	"FunctionToolParam/properties/strict" + "FunctionToolParam/properties/strict/anyOf/0" +
+	"FunctionToolParam/properties/strict/anyOf/1" + "FunctionToolParam/properties/type" +
+	"HTTPError/properties/code" + "HTTPError/properties/message" + "HTTPError/properties/type" +
+	"HybridSearchOptions/properties/embedding_weight" + "HybridSearchOptions/properties/text_weight" +
+	"ImageGenTool/properties/action" + "ImageGenTool/properties/action/anyOf/1" +
+	"ImageGenTool/properties/background" + "opaque" + "transparent" +
+	"ImageGenTool/properties/input_fidelity" + "ImageGenTool/properties/input_fidelity/anyOf/1" +
+	"ImageGenTool/properties/input_image_mask" +
+	"ImageGenTool/properties/input_image_mask/properties/file_id" +
+	"ImageGenTool/properties/input_image_mask/properties/image_url" + "ImageGenTool/properties/model" +
+	"ImageGenTool/properties/moderation" + "ImageGenTool/properties/output_compression" +
+	"ImageGenTool/properties/output_format" + "jpeg" + "png" + "webp" +
+	"ImageGenTool/properties/partial_images" + "ImageGenTool/properties/quality" +
+	"ImageGenTool/properties/size" + "ImageGenTool/properties/type" + "ImageGenToolCall/properties/id" +
+	"ImageGenToolCall/properties/result" + "ImageGenToolCall/properties/result/anyOf/0" +
+	"ImageGenToolCall/properties/result/anyOf/1" + "ImageGenToolCall/properties/status" + "generating" +
+	"ImageGenToolCall/properties/type" + "InlineSkillParam/properties/description" +
+	"InlineSkillParam/properties/name" + "InlineSkillParam/properties/source" +
+	"InlineSkillParam/properties/source/anyOf/1" + "InlineSkillParam/properties/type" +
+	"InlineSkillSourceParam/properties/data" + "InlineSkillSourceParam/properties/media_type" +
+	"application/zip" + "InlineSkillSourceParam/properties/type" + "base64" +
+	"InputFileContent/properties/detail" + "InputFileContent/properties/detail/anyOf/1" +
+	"InputFileContent/properties/file_data" + "InputFileContent/properties/file_id" +
+	"InputFileContent/properties/file_id/anyOf/0" + "InputFileContent/properties/file_id/anyOf/1" +
+	"InputFileContent/properties/file_url" + "InputFileContent/properties/filename" +
+	"InputFileContent/properties/prompt_cache_breakpoint" +
+	"InputFileContent/properties/prompt_cache_breakpoint/anyOf/1" + "InputFileContent/properties/type" +
+	"InputFileContentParam/properties/detail" + "InputFileContentParam/properties/detail/anyOf/1" +
+	"InputFileContentParam/properties/file_data" + "InputFileContentParam/properties/file_data/anyOf/0" +
+	"InputFileContentParam/properties/file_data/anyOf/1" + "InputFileContentParam/properties/file_id" +
+	"InputFileContentParam/properties/file_id/anyOf/0" +
+	"InputFileContentParam/properties/file_id/anyOf/1" + "InputFileContentParam/properties/file_url" +
+	"InputFileContentParam/properties/file_url/anyOf/0" +
+	"InputFileContentParam/properties/file_url/anyOf/1" + "InputFileContentParam/properties/filename" +
+	"InputFileContentParam/properties/filename/anyOf/0" +
+	"InputFileContentParam/properties/filename/anyOf/1" +
+	"InputFileContentParam/properties/prompt_cache_breakpoint" +
+	"InputFileContentParam/properties/prompt_cache_breakpoint/anyOf/1" +
+	"InputFileContentParam/properties/type" + "InputImageContent/properties/detail" +
+	"InputImageContent/properties/detail/anyOf/1" + "InputImageContent/properties/file_id" +
+	"InputImageContent/properties/file_id/anyOf/0" + "InputImageContent/properties/file_id/anyOf/1" +
+	"InputImageContent/properties/image_url" + "InputImageContent/properties/image_url/anyOf/0" +
+	"InputImageContent/properties/image_url/anyOf/1" +
+	"InputImageContent/properties/prompt_cache_breakpoint" +
+	"InputImageContent/properties/prompt_cache_breakpoint/anyOf/1" + "InputImageContent/properties/type" +
+	"InputImageContentParamAutoParam/properties/detail" +
+	"InputImageContentParamAutoParam/properties/detail/anyOf/1" +
+	"InputImageContentParamAutoParam/properties/file_id" +
+	"InputImageContentParamAutoParam/properties/file_id/anyOf/0" +
+	"InputImageContentParamAutoParam/properties/file_id/anyOf/1" +
+	"InputImageContentParamAutoParam/properties/image_url" +
+	"InputImageContentParamAutoParam/properties/image_url/anyOf/0" +
+	"InputImageContentParamAutoParam/properties/image_url/anyOf/1" +
+	"InputImageContentParamAutoParam/properties/prompt_cache_breakpoint" +
+	"InputImageContentParamAutoParam/properties/prompt_cache_breakpoint/anyOf/1" +
+	"InputImageContentParamAutoParam/properties/type" + "InputItemMessage/properties/content" +
+	"InputItemMessage/properties/content/anyOf/1" + "InputItemMessage/properties/content/anyOf/1/items" +
+	"InputItemMessage/properties/content/anyOf/2" + "InputItemMessage/properties/id" +
+	"InputItemMessage/properties/phase" + "InputItemMessage/properties/phase/anyOf/0" +
+	"InputItemMessage/properties/phase/anyOf/1" + "InputItemMessage/properties/role" +
+	"InputItemMessage/properties/status" + "InputItemMessage/properties/type" +
+	"InputMessage/properties/content" + "InputMessage/properties/content/anyOf/1" +
+	"InputMessage/properties/role" + "InputMessage/properties/status" + "InputMessage/properties/type" +
+	"InputMessageResource/allOf/1/properties/id" + "InputParam/oneOf/0" + "InputParam/oneOf/1" +
+	"InputTextContent/properties/prompt_cache_breakpoint" +
+	"InputTextContent/properties/prompt_cache_breakpoint/anyOf/1" + "InputTextContent/properties/text" +
+	"InputTextContent/properties/type" + "InputTextContentParam/properties/prompt_cache_breakpoint" +
+	"InputTextContentParam/properties/prompt_cache_breakpoint/anyOf/1" +
+	"InputTextContentParam/properties/text" + "InputTextContentParam/properties/type" +
+	"ItemMessage/properties/content" + "ItemMessage/properties/content/items" +
+	"ItemMessage/properties/phase" + "ItemMessage/properties/phase/anyOf/1" +
+	"ItemMessage/properties/role" + "ItemMessage/properties/status" + "ItemMessage/properties/type" +
+	"ItemReferenceParam/properties/id" + "ItemReferenceParam/properties/type" +
+	"ItemReferenceParam/properties/type/anyOf/0" + "ItemReferenceParam/properties/type/anyOf/1" +
+	"ItemResourceMessage/properties/content" + "ItemResourceMessage/properties/content/items" +
+	"ItemResourceMessage/properties/id" + "ItemResourceMessage/properties/role" +
+	"ItemResourceMessage/properties/status" + "ItemResourceMessage/properties/type" +
+	"KeyPressAction/properties/keys" + "KeyPressAction/properties/keys/items" +
+	"KeyPressAction/properties/type" + "LocalEnvironmentParam/properties/skills" +
+	"LocalEnvironmentParam/properties/type" + "LocalEnvironmentResource/properties/type" +
+	"LocalShellExecAction/properties/command" + "LocalShellExecAction/properties/command/items" +
+	"LocalShellExecAction/properties/env" + "LocalShellExecAction/properties/timeout_ms" +
+	"LocalShellExecAction/properties/timeout_ms/anyOf/0" +
+	"LocalShellExecAction/properties/timeout_ms/anyOf/1" + "LocalShellExecAction/properties/type" +
+	"exec" + "LocalShellExecAction/properties/user" + "LocalShellExecAction/properties/user/anyOf/0" +
+	"LocalShellExecAction/properties/user/anyOf/1" + "LocalShellExecAction/properties/working_directory" +
+	"LocalShellExecAction/properties/working_directory/anyOf/0" +
+	"LocalShellExecAction/properties/working_directory/anyOf/1" + "LocalShellToolCall/properties/action" +
+	"LocalShellToolCall/properties/action/anyOf/1" + "LocalShellToolCall/properties/call_id" +
+	"LocalShellToolCall/properties/id" + "LocalShellToolCall/properties/status" +
+	"LocalShellToolCall/properties/type" + "LocalShellToolCallOutput/properties/id" +
+	"LocalShellToolCallOutput/properties/output" + "LocalShellToolCallOutput/properties/status" +
+	"LocalShellToolCallOutput/properties/status/anyOf/0" +
+	"LocalShellToolCallOutput/properties/status/anyOf/1" + "LocalShellToolCallOutput/properties/type" +
+	"LocalShellToolParam/properties/type" + "LocalSkillParam/properties/description" +
+	"LocalSkillParam/properties/name" + "LocalSkillParam/properties/path" + "LogProb/properties/bytes" +
+	"LogProb/properties/bytes/items" + "LogProb/properties/logprob" + "LogProb/properties/token" +
+	"LogProb/properties/top_logprobs" + "MCPApprovalRequest/properties/arguments" +
+	"MCPApprovalRequest/properties/id" + "MCPApprovalRequest/properties/name" +
+	"MCPApprovalRequest/properties/server_label" + "MCPApprovalRequest/properties/type" +
+	"MCPApprovalResponse/properties/approval_request_id" + "MCPApprovalResponse/properties/approve" +
+	"MCPApprovalResponse/properties/id" + "MCPApprovalResponse/properties/id/anyOf/0" +
+	"MCPApprovalResponse/properties/id/anyOf/1" + "MCPApprovalResponse/properties/reason" +
+	"MCPApprovalResponse/properties/reason/anyOf/0" + "MCPApprovalResponse/properties/reason/anyOf/1" +
+	"MCPApprovalResponse/properties/type" + "MCPApprovalResponseResource/properties/approval_request_id" +
+	"MCPApprovalResponseResource/properties/approve" + "MCPApprovalResponseResource/properties/id" +
+	"MCPApprovalResponseResource/properties/reason" +
+	"MCPApprovalResponseResource/properties/reason/anyOf/0" +
+	"MCPApprovalResponseResource/properties/reason/anyOf/1" +
+	"MCPApprovalResponseResource/properties/type" + "MCPListTools/properties/error" +
+	"MCPListTools/properties/error/anyOf/0" + "MCPListTools/properties/error/anyOf/1" +
+	"MCPListTools/properties/id" + "MCPListTools/properties/server_label" +
+	"MCPListTools/properties/tools" + "MCPListTools/properties/type" +
+	"MCPListToolsTool/properties/annotations" + "MCPListToolsTool/properties/description" +
+	"MCPListToolsTool/properties/description/anyOf/0" +
+	"MCPListToolsTool/properties/description/anyOf/1" + "MCPListToolsTool/properties/input_schema" +
+	"MCPListToolsTool/properties/name" + "MCPProtocolError/properties/code" +
+	"MCPProtocolError/properties/message" + "MCPProtocolError/properties/type" +
+	"MCPTool/properties/allowed_callers" + "MCPTool/properties/allowed_callers/anyOf/0" +
+	"MCPTool/properties/allowed_callers/anyOf/1" + "MCPTool/properties/allowed_tools" +
+	"MCPTool/properties/allowed_tools/anyOf/0" + "MCPTool/properties/allowed_tools/anyOf/0/oneOf/0" +
+	"MCPTool/properties/allowed_tools/anyOf/0/oneOf/0/items" +
+	"MCPTool/properties/allowed_tools/anyOf/1" + "MCPTool/properties/authorization" +
+	"MCPTool/properties/connector_id" + "connector_dropbox" + "connector_gmail" +
+	"connector_googlecalendar" + "connector_googledrive" + "connector_microsoftteams" +
+	"connector_outlookcalendar" + "connector_outlookemail" + "connector_sharepoint" +
+	"MCPTool/properties/defer_loading" + "MCPTool/properties/headers" +
+	"MCPTool/properties/require_approval" + "MCPTool/properties/require_approval/anyOf/0" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/0" + "always" + "never" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/always/anyOf/1" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/0/properties/never/anyOf/1" +
+	"MCPTool/properties/require_approval/anyOf/0/oneOf/1" +
+	"MCPTool/properties/require_approval/anyOf/1" + "MCPTool/properties/server_description" +
+	"MCPTool/properties/server_label" + "MCPTool/properties/server_url" + "MCPTool/properties/tunnel_id" +
+	"MCPTool/properties/type" + "MCPToolCall/properties/approval_request_id" +
+	"MCPToolCall/properties/approval_request_id/anyOf/0" +
+	"MCPToolCall/properties/approval_request_id/anyOf/1" + "MCPToolCall/properties/arguments" +
+	"MCPToolCall/properties/error" + "MCPToolCall/properties/error/anyOf/1" +
+	"MCPToolCall/properties/id" + "MCPToolCall/properties/name" + "MCPToolCall/properties/output" +
+	"MCPToolCall/properties/output/anyOf/0" + "MCPToolCall/properties/output/anyOf/1" +
+	"MCPToolCall/properties/server_label" + "MCPToolCall/properties/status" +
+	"MCPToolCall/properties/status/anyOf/1" + "MCPToolCall/properties/type" +
+	"MCPToolExecutionError/properties/content" + "MCPToolExecutionError/properties/type" +
+	"MCPToolFilter/properties/read_only" + "MCPToolFilter/properties/tool_names" +
+	"MCPToolFilter/properties/tool_names/items" + "Message/properties/content" +
+	"Message/properties/content/items" + "summary_text" + "Message/properties/id" +
+	"Message/properties/phase" + "Message/properties/phase/anyOf/1" + "Message/properties/role" +
+	"Message/properties/role/anyOf/1" + "Message/properties/status" +
+	"Message/properties/status/anyOf/1" + "Message/properties/type" +
+	"ModelResponseProperties/properties/top_logprobs" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/0" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/1" + "Moderation/properties/input" +
+	"moderation_result" + "Moderation/properties/output" + "ModerationConfigParam/properties/mode" +
+	"ModerationConfigParam/properties/mode/anyOf/1" + "ModerationErrorBody/properties/code" +
+	"ModerationErrorBody/properties/message" + "ModerationErrorBody/properties/type" +
+	"ModerationParam/properties/model" + "ModerationParam/properties/policy" +
+	"ModerationParam/properties/policy/anyOf/1" + "ModerationPolicyParam/properties/input" +
+	"ModerationPolicyParam/properties/input/anyOf/1" + "ModerationPolicyParam/properties/output" +
+	"ModerationPolicyParam/properties/output/anyOf/1" + "ModerationResultBody/properties/categories" +
+	"ModerationResultBody/properties/category_applied_input_types" +
+	"ModerationResultBody/properties/category_scores" + "ModerationResultBody/properties/flagged" +
+	"ModerationResultBody/properties/model" + "ModerationResultBody/properties/type" +
+	"MoveParam/properties/keys" + "MoveParam/properties/keys/anyOf/0" +
+	"MoveParam/properties/keys/anyOf/0/items" + "MoveParam/properties/keys/anyOf/1" +
+	"MoveParam/properties/type" + "MoveParam/properties/x" + "MoveParam/properties/y" +
+	"NamespaceToolParam/properties/description" + "NamespaceToolParam/properties/name" +
+	"NamespaceToolParam/properties/tools" + "NamespaceToolParam/properties/tools/items" +
+	"NamespaceToolParam/properties/type" + "OutputMessage/properties/content" +
+	"OutputMessage/properties/role" + "OutputMessage/properties/status" +
+	"OutputMessage/properties/type" + "OutputTextContent/properties/annotations" +
+	"OutputTextContent/properties/logprobs" + "OutputTextContent/properties/text" +
+	"OutputTextContent/properties/type" + "PredictionContent/properties/content" +
+	"PredictionContent/properties/content/oneOf/0" + "PredictionContent/properties/content/oneOf/1" +
+	"PredictionContent/properties/content/oneOf/2" + "PredictionContent/properties/type" +
+	"Program/properties/call_id" + "Program/properties/code" + "Program/properties/fingerprint" +
+	"Program/properties/id" + "Program/properties/type" + "ProgramItemParam/properties/call_id" +
+	"ProgramItemParam/properties/code" + "ProgramItemParam/properties/fingerprint" +
+	"ProgramItemParam/properties/id" + "ProgramItemParam/properties/type" +
+	"ProgramOutput/properties/call_id" + "ProgramOutput/properties/id" +
+	"ProgramOutput/properties/result" + "ProgramOutput/properties/status" +
+	"ProgramOutput/properties/status/anyOf/1" + "ProgramOutput/properties/type" +
+	"ProgramOutputItemParam/properties/call_id" + "ProgramOutputItemParam/properties/id" +
+	"ProgramOutputItemParam/properties/result" + "ProgramOutputItemParam/properties/status" +
+	"ProgramOutputItemParam/properties/status/anyOf/1" + "ProgramOutputItemParam/properties/type" +
+	"ProgramToolCallCaller/properties/caller_id" + "ProgramToolCallCaller/properties/type" +
+	"ProgramToolCallCallerParam/properties/caller_id" + "ProgramToolCallCallerParam/properties/type" +
+	"ProgrammaticToolCallingParam/properties/type" + "Prompt/properties/id" +
+	"Prompt/properties/variables" + "Prompt/properties/version" + "Prompt/properties/version/anyOf/0" +
+	"Prompt/properties/version/anyOf/1" + "PromptCacheBreakpointConfig/properties/mode" +
+	"PromptCacheBreakpointParam/properties/mode" + "PromptCacheOptions/properties/mode" +
+	"PromptCacheOptions/properties/mode/anyOf/1" + "PromptCacheOptions/properties/ttl" +
+	"PromptCacheOptions/properties/ttl/anyOf/1" + "PromptCacheOptionsParam/properties/mode" +
+	"PromptCacheOptionsParam/properties/mode/anyOf/1" + "PromptCacheOptionsParam/properties/ttl" +
+	"PromptCacheOptionsParam/properties/ttl/anyOf/1" + "RankingOptions/properties/hybrid_search" +
+	"RankingOptions/properties/hybrid_search/anyOf/1" + "RankingOptions/properties/ranker" +
+	"RankingOptions/properties/ranker/anyOf/1" + "RankingOptions/properties/score_threshold" +
+	"Reasoning/properties/context" + "Reasoning/properties/context/anyOf/0" + "all_turns" +
+	"current_turn" + "Reasoning/properties/context/anyOf/1" + "Reasoning/properties/generate_summary" +
+	"Reasoning/properties/generate_summary/anyOf/0" + "concise" + "detailed" +
+	"Reasoning/properties/generate_summary/anyOf/1" + "Reasoning/properties/mode" +
+	"Reasoning/properties/mode/anyOf/1" + "Reasoning/properties/summary" +
+	"Reasoning/properties/summary/anyOf/0" + "Reasoning/properties/summary/anyOf/1" +
+	"ReasoningItem/properties/content" + "ReasoningItem/properties/encrypted_content" +
+	"ReasoningItem/properties/encrypted_content/anyOf/0" +
+	"ReasoningItem/properties/encrypted_content/anyOf/1" + "ReasoningItem/properties/id" +
+	"ReasoningItem/properties/status" + "ReasoningItem/properties/summary" +
+	"ReasoningItem/properties/type" + "ReasoningTextContent/properties/text" +
+	"ReasoningTextContent/properties/type" + "RefusalContent/properties/refusal" +
+	"RefusalContent/properties/type" + "Response/allOf/2/properties/completed_at" +
+	"Response/allOf/2/properties/completed_at/anyOf/0" +
+	"Response/allOf/2/properties/completed_at/anyOf/1" + "Response/allOf/2/properties/conversation" +
+	"Response/allOf/2/properties/conversation/anyOf/1" + "Response/allOf/2/properties/created_at" +
+	"Response/allOf/2/properties/id" + "Response/allOf/2/properties/incomplete_details" +
+	"Response/allOf/2/properties/incomplete_details/anyOf/0" +
+	"Response/allOf/2/properties/incomplete_details/anyOf/0/properties/reason" +
+	"Response/allOf/2/properties/incomplete_details/anyOf/1" +
+	"Response/allOf/2/properties/instructions" + "Response/allOf/2/properties/instructions/anyOf/0" +
+	"Response/allOf/2/properties/instructions/anyOf/0/oneOf/0" +
+	"Response/allOf/2/properties/instructions/anyOf/0/oneOf/1" +
+	"Response/allOf/2/properties/instructions/anyOf/1" + "Response/allOf/2/properties/max_output_tokens" +
+	"Response/allOf/2/properties/max_output_tokens/anyOf/0" +
+	"Response/allOf/2/properties/max_output_tokens/anyOf/1" + "Response/allOf/2/properties/moderation" +
+	"Response/allOf/2/properties/moderation/anyOf/1" + "Response/allOf/2/properties/object" +
+	"Response/allOf/2/properties/output" + "Response/allOf/2/properties/output_text" +
+	"Response/allOf/2/properties/output_text/anyOf/0" +
+	"Response/allOf/2/properties/output_text/anyOf/1" +
+	"Response/allOf/2/properties/parallel_tool_calls" +
+	"Response/allOf/2/properties/prompt_cache_options" +
+	"Response/allOf/2/properties/prompt_cache_options/anyOf/1" + "Response/allOf/2/properties/reasoning" +
+	"Response/allOf/2/properties/reasoning/anyOf/1" + "Response/allOf/2/properties/status" + "cancelled" +
+	"queued" + "Response/allOf/2/properties/truncation" +
+	"Response/allOf/2/properties/truncation/anyOf/0" + "Response/allOf/2/properties/truncation/anyOf/1" +
+	"Response/allOf/2/properties/usage" + "Response/allOf/2/properties/usage/anyOf/1" +
+	"ResponseAudioDeltaEvent/properties/delta" + "ResponseAudioDeltaEvent/properties/sequence_number" +
+	"ResponseAudioDeltaEvent/properties/type" + "ResponseAudioDoneEvent/properties/sequence_number" +
+	"ResponseAudioDoneEvent/properties/type" + "ResponseAudioTranscriptDeltaEvent/properties/delta" +
+	"ResponseAudioTranscriptDeltaEvent/properties/sequence_number" +
+	"ResponseAudioTranscriptDeltaEvent/properties/type" +
+	"ResponseAudioTranscriptDoneEvent/properties/sequence_number" +
+	"ResponseAudioTranscriptDoneEvent/properties/type" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent/properties/delta" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent/properties/item_id" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent/properties/output_index" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent/properties/sequence_number" +
+	"ResponseCodeInterpreterCallCodeDeltaEvent/properties/type" +
+	"ResponseCodeInterpreterCallCodeDoneEvent/properties/code" +
+	"ResponseCodeInterpreterCallCodeDoneEvent/properties/item_id" +
+	"ResponseCodeInterpreterCallCodeDoneEvent/properties/output_index" +
+	"ResponseCodeInterpreterCallCodeDoneEvent/properties/sequence_number" +
+	"ResponseCodeInterpreterCallCodeDoneEvent/properties/type" +
+	"ResponseCodeInterpreterCallCompletedEvent/properties/item_id" +
+	"ResponseCodeInterpreterCallCompletedEvent/properties/output_index" +
+	"ResponseCodeInterpreterCallCompletedEvent/properties/sequence_number" +
+	"ResponseCodeInterpreterCallCompletedEvent/properties/type" +
+	"ResponseCodeInterpreterCallInProgressEvent/properties/item_id" +
+	"ResponseCodeInterpreterCallInProgressEvent/properties/output_index" +
+	"ResponseCodeInterpreterCallInProgressEvent/properties/sequence_number" +
+	"ResponseCodeInterpreterCallInProgressEvent/properties/type" +
+	"ResponseCodeInterpreterCallInterpretingEvent/properties/item_id" +
+	"ResponseCodeInterpreterCallInterpretingEvent/properties/output_index" +
+	"ResponseCodeInterpreterCallInterpretingEvent/properties/sequence_number" +
+	"ResponseCodeInterpreterCallInterpretingEvent/properties/type" +
+	"ResponseCompletedEvent/properties/response" + "ResponseCompletedEvent/properties/response/anyOf/1" +
+	"ResponseCompletedEvent/properties/sequence_number" + "ResponseCompletedEvent/properties/type" +
+	"ResponseContentPartAddedEvent/properties/content_index" +
+	"ResponseContentPartAddedEvent/properties/item_id" +
+	"ResponseContentPartAddedEvent/properties/output_index" +
+	"ResponseContentPartAddedEvent/properties/part" +
+	"ResponseContentPartAddedEvent/properties/part/anyOf/1" +
+	"ResponseContentPartAddedEvent/properties/sequence_number" +
+	"ResponseContentPartAddedEvent/properties/type" +
+	"ResponseContentPartDoneEvent/properties/content_index" +
+	"ResponseContentPartDoneEvent/properties/item_id" +
+	"ResponseContentPartDoneEvent/properties/output_index" +
+	"ResponseContentPartDoneEvent/properties/part" +
+	"ResponseContentPartDoneEvent/properties/part/anyOf/1" +
+	"ResponseContentPartDoneEvent/properties/sequence_number" +
+	"ResponseContentPartDoneEvent/properties/type" + "ResponseConversation/properties/id" +
+	"ResponseCreatedEvent/properties/response" + "ResponseCreatedEvent/properties/response/anyOf/1" +
+	"ResponseCreatedEvent/properties/sequence_number" + "ResponseCreatedEvent/properties/type" +
+	"ResponseCustomToolCallInputDeltaEvent/properties/delta" +
+	"ResponseCustomToolCallInputDeltaEvent/properties/item_id" +
+	"ResponseCustomToolCallInputDeltaEvent/properties/output_index" +
+	"ResponseCustomToolCallInputDeltaEvent/properties/sequence_number" +
+	"ResponseCustomToolCallInputDeltaEvent/properties/type" +
+	"ResponseCustomToolCallInputDoneEvent/properties/input" +
+	"ResponseCustomToolCallInputDoneEvent/properties/item_id" +
+	"ResponseCustomToolCallInputDoneEvent/properties/output_index" +
+	"ResponseCustomToolCallInputDoneEvent/properties/sequence_number" +
+	"ResponseCustomToolCallInputDoneEvent/properties/type" + "ResponseError/properties/code" +
+	"ResponseError/properties/code/anyOf/1" + "ResponseError/properties/message" +
+	"ResponseErrorEvent/properties/code" + "ResponseErrorEvent/properties/code/anyOf/0" +
+	"ResponseErrorEvent/properties/code/anyOf/1" + "ResponseErrorEvent/properties/message" +
+	"ResponseErrorEvent/properties/param" + "ResponseErrorEvent/properties/param/anyOf/0" +
+	"ResponseErrorEvent/properties/param/anyOf/1" + "ResponseErrorEvent/properties/sequence_number" +
+	"ResponseErrorEvent/properties/type" + "ResponseFailedEvent/properties/response" +
+	"ResponseFailedEvent/properties/response/anyOf/1" + "ResponseFailedEvent/properties/sequence_number" +
+	"ResponseFailedEvent/properties/type" + "ResponseFileSearchCallCompletedEvent/properties/item_id" +
+	"ResponseFileSearchCallCompletedEvent/properties/output_index" +
+	"ResponseFileSearchCallCompletedEvent/properties/sequence_number" +
+	"ResponseFileSearchCallCompletedEvent/properties/type" +
+	"ResponseFileSearchCallInProgressEvent/properties/item_id" +
+	"ResponseFileSearchCallInProgressEvent/properties/output_index" +
+	"ResponseFileSearchCallInProgressEvent/properties/sequence_number" +
+	"ResponseFileSearchCallInProgressEvent/properties/type" +
+	"ResponseFileSearchCallSearchingEvent/properties/item_id" +
+	"ResponseFileSearchCallSearchingEvent/properties/output_index" +
+	"ResponseFileSearchCallSearchingEvent/properties/sequence_number" +
+	"ResponseFileSearchCallSearchingEvent/properties/type" + "ResponseFormatJsonObject/properties/type" +
+	"ResponseFormatJsonSchema/properties/json_schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/description" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/name" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1" +
+	"ResponseFormatJsonSchema/properties/type" + "ResponseFormatText/properties/type" +
+	"ResponseFunctionCallArgumentsDeltaEvent/properties/delta" +
+	"ResponseFunctionCallArgumentsDeltaEvent/properties/item_id" +
+	"ResponseFunctionCallArgumentsDeltaEvent/properties/output_index" +
+	"ResponseFunctionCallArgumentsDeltaEvent/properties/sequence_number" +
+	"ResponseFunctionCallArgumentsDeltaEvent/properties/type" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/arguments" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/item_id" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/name" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/output_index" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/sequence_number" +
+	"ResponseFunctionCallArgumentsDoneEvent/properties/type" +
+	"ResponseImageGenCallCompletedEvent/properties/item_id" +
+	"ResponseImageGenCallCompletedEvent/properties/output_index" +
+	"ResponseImageGenCallCompletedEvent/properties/sequence_number" +
+	"ResponseImageGenCallCompletedEvent/properties/type" +
+	"ResponseImageGenCallGeneratingEvent/properties/item_id" +
+	"ResponseImageGenCallGeneratingEvent/properties/output_index" +
+	"ResponseImageGenCallGeneratingEvent/properties/sequence_number" +
+	"ResponseImageGenCallGeneratingEvent/properties/type" +
+	"ResponseImageGenCallInProgressEvent/properties/item_id" +
+	"ResponseImageGenCallInProgressEvent/properties/output_index" +
+	"ResponseImageGenCallInProgressEvent/properties/sequence_number" +
+	"ResponseImageGenCallInProgressEvent/properties/type" +
+	"ResponseImageGenCallPartialImageEvent/properties/background" +
+	"ResponseImageGenCallPartialImageEvent/properties/item_id" +
+	"ResponseImageGenCallPartialImageEvent/properties/output_format" +
+	"ResponseImageGenCallPartialImageEvent/properties/output_index" +
+	"ResponseImageGenCallPartialImageEvent/properties/partial_image_b64" +
+	"ResponseImageGenCallPartialImageEvent/properties/partial_image_index" +
+	"ResponseImageGenCallPartialImageEvent/properties/quality" +
+	"ResponseImageGenCallPartialImageEvent/properties/sequence_number" +
+	"ResponseImageGenCallPartialImageEvent/properties/size" +
+	"ResponseImageGenCallPartialImageEvent/properties/type" +
+	"ResponseInProgressEvent/properties/response" +
+	"ResponseInProgressEvent/properties/response/anyOf/1" +
+	"ResponseInProgressEvent/properties/sequence_number" + "ResponseInProgressEvent/properties/type" +
+	"ResponseIncompleteEvent/properties/response" +
+	"ResponseIncompleteEvent/properties/response/anyOf/1" +
+	"ResponseIncompleteEvent/properties/sequence_number" + "ResponseIncompleteEvent/properties/type" +
+	"ResponseItemList/properties/data" + "ResponseItemList/properties/first_id" +
+	"ResponseItemList/properties/has_more" + "ResponseItemList/properties/last_id" +
+	"ResponseItemList/properties/object" + "ResponseLogProb/properties/logprob" +
+	"ResponseLogProb/properties/token" + "ResponseLogProb/properties/top_logprobs" +
+	"ResponseLogProb/properties/top_logprobs/items" +
+	"ResponseLogProb/properties/top_logprobs/items/properties/logprob" +
+	"ResponseLogProb/properties/top_logprobs/items/properties/token" +
+	"ResponseMCPCallArgumentsDeltaEvent/properties/delta" +
+	"ResponseMCPCallArgumentsDeltaEvent/properties/item_id" +
+	"ResponseMCPCallArgumentsDeltaEvent/properties/output_index" +
+	"ResponseMCPCallArgumentsDeltaEvent/properties/sequence_number" +
+	"ResponseMCPCallArgumentsDeltaEvent/properties/type" +
+	"ResponseMCPCallArgumentsDoneEvent/properties/arguments" +
+	"ResponseMCPCallArgumentsDoneEvent/properties/item_id" +
+	"ResponseMCPCallArgumentsDoneEvent/properties/output_index" +
+	"ResponseMCPCallArgumentsDoneEvent/properties/sequence_number" +
+	"ResponseMCPCallArgumentsDoneEvent/properties/type" +
+	"ResponseMCPCallCompletedEvent/properties/item_id" +
+	"ResponseMCPCallCompletedEvent/properties/output_index" +
+	"ResponseMCPCallCompletedEvent/properties/sequence_number" +
+	"ResponseMCPCallCompletedEvent/properties/type" + "ResponseMCPCallFailedEvent/properties/item_id" +
+	"ResponseMCPCallFailedEvent/properties/output_index" +
+	"ResponseMCPCallFailedEvent/properties/sequence_number" +
+	"ResponseMCPCallFailedEvent/properties/type" + "ResponseMCPCallInProgressEvent/properties/item_id" +
+	"ResponseMCPCallInProgressEvent/properties/output_index" +
+	"ResponseMCPCallInProgressEvent/properties/sequence_number" +
+	"ResponseMCPCallInProgressEvent/properties/type" +
+	"ResponseMCPListToolsCompletedEvent/properties/item_id" +
+	"ResponseMCPListToolsCompletedEvent/properties/output_index" +
+	"ResponseMCPListToolsCompletedEvent/properties/sequence_number" +
+	"ResponseMCPListToolsCompletedEvent/properties/type" +
+	"ResponseMCPListToolsFailedEvent/properties/item_id" +
+	"ResponseMCPListToolsFailedEvent/properties/output_index" +
+	"ResponseMCPListToolsFailedEvent/properties/sequence_number" +
+	"ResponseMCPListToolsFailedEvent/properties/type" +
+	"ResponseMCPListToolsInProgressEvent/properties/item_id" +
+	"ResponseMCPListToolsInProgressEvent/properties/output_index" +
+	"ResponseMCPListToolsInProgressEvent/properties/sequence_number" +
+	"ResponseMCPListToolsInProgressEvent/properties/type" + "ResponseModalities/items" +
+	"ResponseOutputItemAddedEvent/properties/item" +
+	"ResponseOutputItemAddedEvent/properties/item/anyOf/1" +
+	"ResponseOutputItemAddedEvent/properties/output_index" +
+	"ResponseOutputItemAddedEvent/properties/sequence_number" +
+	"ResponseOutputItemAddedEvent/properties/type" + "ResponseOutputItemDoneEvent/properties/item" +
+	"ResponseOutputItemDoneEvent/properties/item/anyOf/1" +
+	"ResponseOutputItemDoneEvent/properties/output_index" +
+	"ResponseOutputItemDoneEvent/properties/sequence_number" +
+	"ResponseOutputItemDoneEvent/properties/type" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/annotation" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/annotation/anyOf/1" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/annotation_index" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/content_index" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/item_id" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/output_index" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/sequence_number" +
+	"ResponseOutputTextAnnotationAddedEvent/properties/type" + "ResponseQueuedEvent/properties/response" +
+	"ResponseQueuedEvent/properties/response/anyOf/1" + "ResponseQueuedEvent/properties/sequence_number" +
+	"ResponseQueuedEvent/properties/type" + "ResponseReasoningSummaryPartAddedEvent/properties/item_id" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/output_index" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/part" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/part/properties/text" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/part/properties/type" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/sequence_number" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/summary_index" +
+	"ResponseReasoningSummaryPartAddedEvent/properties/type" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/item_id" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/output_index" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/part" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/part/properties/text" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/part/properties/type" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/sequence_number" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/status" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/summary_index" +
+	"ResponseReasoningSummaryPartDoneEvent/properties/type" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/delta" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/item_id" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/output_index" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/sequence_number" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/summary_index" +
+	"ResponseReasoningSummaryTextDeltaEvent/properties/type" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/item_id" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/output_index" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/sequence_number" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/summary_index" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/text" +
+	"ResponseReasoningSummaryTextDoneEvent/properties/type" +
+	"ResponseReasoningTextDeltaEvent/properties/content_index" +
+	"ResponseReasoningTextDeltaEvent/properties/delta" +
+	"ResponseReasoningTextDeltaEvent/properties/item_id" +
+	"ResponseReasoningTextDeltaEvent/properties/output_index" +
+	"ResponseReasoningTextDeltaEvent/properties/sequence_number" +
+	"ResponseReasoningTextDeltaEvent/properties/type" +
+	"ResponseReasoningTextDoneEvent/properties/content_index" +
+	"ResponseReasoningTextDoneEvent/properties/item_id" +
+	"ResponseReasoningTextDoneEvent/properties/output_index" +
+	"ResponseReasoningTextDoneEvent/properties/sequence_number" +
+	"ResponseReasoningTextDoneEvent/properties/text" + "ResponseReasoningTextDoneEvent/properties/type" +
+	"ResponseRefusalDeltaEvent/properties/content_index" + "ResponseRefusalDeltaEvent/properties/delta" +
+	"ResponseRefusalDeltaEvent/properties/item_id" + "ResponseRefusalDeltaEvent/properties/output_index" +
+	"ResponseRefusalDeltaEvent/properties/sequence_number" + "ResponseRefusalDeltaEvent/properties/type" +
+	"ResponseRefusalDoneEvent/properties/content_index" + "ResponseRefusalDoneEvent/properties/item_id" +
+	"ResponseRefusalDoneEvent/properties/output_index" + "ResponseRefusalDoneEvent/properties/refusal" +
+	"ResponseRefusalDoneEvent/properties/sequence_number" + "ResponseRefusalDoneEvent/properties/type" +
+	"ResponseShellCallCommandAddedStreamingEvent/properties/command" +
+	"ResponseShellCallCommandAddedStreamingEvent/properties/command_index" +
+	"ResponseShellCallCommandAddedStreamingEvent/properties/output_index" +
+	"ResponseShellCallCommandAddedStreamingEvent/properties/sequence_number" +
+	"ResponseShellCallCommandAddedStreamingEvent/properties/type" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/command_index" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/delta" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/obfuscation" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/output_index" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/sequence_number" +
+	"ResponseShellCallCommandDeltaStreamingEvent/properties/type" +
+	"ResponseShellCallCommandDoneStreamingEvent/properties/command" +
+	"ResponseShellCallCommandDoneStreamingEvent/properties/command_index" +
+	"ResponseShellCallCommandDoneStreamingEvent/properties/output_index" +
+	"ResponseShellCallCommandDoneStreamingEvent/properties/sequence_number" +
+	"ResponseShellCallCommandDoneStreamingEvent/properties/type" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/command_index" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/delta/anyOf/1" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/item_id" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/output_index" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/sequence_number" +
+	"ResponseShellCallOutputContentDeltaStreamingEvent/properties/type" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/command_index" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/item_id" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/output" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/output_index" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/sequence_number" +
+	"ResponseShellCallOutputContentDoneStreamingEvent/properties/type" +
+	"ResponseStreamOptions/properties/include_obfuscation" +
+	"ResponseTextDeltaEvent/properties/content_index" + "ResponseTextDeltaEvent/properties/delta" +
+	"ResponseTextDeltaEvent/properties/item_id" + "ResponseTextDeltaEvent/properties/logprobs" +
+	"ResponseTextDeltaEvent/properties/output_index" +
+	"ResponseTextDeltaEvent/properties/sequence_number" + "ResponseTextDeltaEvent/properties/type" +
+	"ResponseTextDoneEvent/properties/content_index" + "ResponseTextDoneEvent/properties/item_id" +
+	"ResponseTextDoneEvent/properties/logprobs" + "ResponseTextDoneEvent/properties/output_index" +
+	"ResponseTextDoneEvent/properties/sequence_number" + "ResponseTextDoneEvent/properties/text" +
+	"ResponseTextDoneEvent/properties/type" + "ResponseTextParam/properties/format" +
+	"ResponseTextParam/properties/format/anyOf/1" + "ResponseUsage/properties/input_tokens" +
+	"ResponseUsage/properties/input_tokens_details" +
+	"ResponseUsage/properties/input_tokens_details/properties/cache_write_tokens" +
+	"ResponseUsage/properties/input_tokens_details/properties/cached_tokens" +
+	"ResponseUsage/properties/output_tokens" + "ResponseUsage/properties/output_tokens_details" +
+	"ResponseUsage/properties/output_tokens_details/properties/reasoning_tokens" +
+	"ResponseUsage/properties/total_tokens" + "ResponseWebSearchCallCompletedEvent/properties/item_id" +
+	"ResponseWebSearchCallCompletedEvent/properties/output_index" +
+	"ResponseWebSearchCallCompletedEvent/properties/sequence_number" +
+	"ResponseWebSearchCallCompletedEvent/properties/type" +
+	"ResponseWebSearchCallInProgressEvent/properties/item_id" +
+	"ResponseWebSearchCallInProgressEvent/properties/output_index" +
+	"ResponseWebSearchCallInProgressEvent/properties/sequence_number" +
+	"ResponseWebSearchCallInProgressEvent/properties/type" +
+	"ResponseWebSearchCallSearchingEvent/properties/item_id" +
+	"ResponseWebSearchCallSearchingEvent/properties/output_index" +
+	"ResponseWebSearchCallSearchingEvent/properties/sequence_number" +
+	"ResponseWebSearchCallSearchingEvent/properties/type" + "ScreenshotParam/properties/type" +
+	"ScrollParam/properties/keys" + "ScrollParam/properties/keys/anyOf/0" +
+	"ScrollParam/properties/keys/anyOf/0/items" + "ScrollParam/properties/keys/anyOf/1" +
+	"ScrollParam/properties/scroll_x" + "ScrollParam/properties/scroll_y" +
+	"ScrollParam/properties/type" + "ScrollParam/properties/x" + "ScrollParam/properties/y" +
+	"ShellCallOutputDelta/properties/stderr" + "ShellCallOutputDelta/properties/stdout" +
+	"SkillReferenceParam/properties/skill_id" + "SkillReferenceParam/properties/type" +
+	"SkillReferenceParam/properties/version" + "SpecificApplyPatchParam/properties/type" +
+	"SpecificFunctionShellParam/properties/type" +
+	"SpecificProgrammaticToolCallingParam/properties/type" + "StopConfiguration/oneOf/0" +
+	"StopConfiguration/oneOf/1" + "StopConfiguration/oneOf/1/items" +
+	"SummaryTextContent/properties/text" + "SummaryTextContent/properties/type" +
+	"TextContent/properties/text" + "TextContent/properties/type" +
+	"TextResponseFormatJsonSchema/properties/description" +
+	"TextResponseFormatJsonSchema/properties/name" + "TextResponseFormatJsonSchema/properties/schema" +
+	"TextResponseFormatJsonSchema/properties/strict" +
+	"TextResponseFormatJsonSchema/properties/strict/anyOf/0" +
+	"TextResponseFormatJsonSchema/properties/strict/anyOf/1" +
+	"TextResponseFormatJsonSchema/properties/type" + "ToolChoiceAllowed/properties/mode" +
+	"ToolChoiceAllowed/properties/tools" + "ToolChoiceAllowed/properties/tools/items" +
+	"ToolChoiceAllowed/properties/type" + "ToolChoiceCustom/properties/name" +
+	"ToolChoiceCustom/properties/type" + "ToolChoiceFunction/properties/name" +
+	"ToolChoiceFunction/properties/type" + "ToolChoiceMCP/properties/name" +
+	"ToolChoiceMCP/properties/name/anyOf/0" + "ToolChoiceMCP/properties/name/anyOf/1" +
+	"ToolChoiceMCP/properties/server_label" + "ToolChoiceMCP/properties/type" +
+	"ToolChoiceParam/oneOf/1" + "computer_use" + "ToolChoiceTypes/properties/type" +
+	"ToolSearchCall/properties/arguments" + "ToolSearchCall/properties/call_id" +
+	"ToolSearchCall/properties/call_id/anyOf/0" + "ToolSearchCall/properties/call_id/anyOf/1" +
+	"ToolSearchCall/properties/created_by" + "ToolSearchCall/properties/execution" +
+	"ToolSearchCall/properties/execution/anyOf/1" + "ToolSearchCall/properties/id" +
+	"ToolSearchCall/properties/status" + "ToolSearchCall/properties/status/anyOf/1" +
+	"ToolSearchCall/properties/type" + "ToolSearchCallItemParam/properties/arguments" +
+	"ToolSearchCallItemParam/properties/call_id" + "ToolSearchCallItemParam/properties/call_id/anyOf/0" +
+	"ToolSearchCallItemParam/properties/call_id/anyOf/1" +
+	"ToolSearchCallItemParam/properties/execution" +
+	"ToolSearchCallItemParam/properties/execution/anyOf/1" + "ToolSearchCallItemParam/properties/id" +
+	"ToolSearchCallItemParam/properties/id/anyOf/0" + "ToolSearchCallItemParam/properties/id/anyOf/1" +
+	"ToolSearchCallItemParam/properties/status" + "ToolSearchCallItemParam/properties/status/anyOf/1" +
+	"ToolSearchCallItemParam/properties/type" + "ToolSearchOutput/properties/call_id" +
+	"ToolSearchOutput/properties/call_id/anyOf/0" + "ToolSearchOutput/properties/call_id/anyOf/1" +
+	"ToolSearchOutput/properties/created_by" + "ToolSearchOutput/properties/execution" +
+	"ToolSearchOutput/properties/execution/anyOf/1" + "ToolSearchOutput/properties/id" +
+	"ToolSearchOutput/properties/status" + "ToolSearchOutput/properties/status/anyOf/1" +
+	"ToolSearchOutput/properties/tools" + "ToolSearchOutput/properties/type" +
+	"ToolSearchOutputItemParam/properties/call_id" +
+	"ToolSearchOutputItemParam/properties/call_id/anyOf/0" +
+	"ToolSearchOutputItemParam/properties/call_id/anyOf/1" +
+	"ToolSearchOutputItemParam/properties/execution" +
+	"ToolSearchOutputItemParam/properties/execution/anyOf/1" + "ToolSearchOutputItemParam/properties/id" +
+	"ToolSearchOutputItemParam/properties/id/anyOf/0" +
+	"ToolSearchOutputItemParam/properties/id/anyOf/1" + "ToolSearchOutputItemParam/properties/status" +
+	"ToolSearchOutputItemParam/properties/status/anyOf/1" + "ToolSearchOutputItemParam/properties/tools" +
+	"ToolSearchOutputItemParam/properties/type" + "ToolSearchToolParam/properties/description" +
+	"ToolSearchToolParam/properties/description/anyOf/0" +
+	"ToolSearchToolParam/properties/description/anyOf/1" + "ToolSearchToolParam/properties/execution" +
+	"ToolSearchToolParam/properties/execution/anyOf/1" + "ToolSearchToolParam/properties/parameters" +
+	"ToolSearchToolParam/properties/type" + "TopLogProb/properties/bytes" +
+	"TopLogProb/properties/bytes/items" + "TopLogProb/properties/logprob" +
+	"TopLogProb/properties/token" + "TypeParam/properties/text" + "TypeParam/properties/type" +
+	"UpdateConversationBody/properties/metadata" + "UrlCitationBody/properties/end_index" +
+	"UrlCitationBody/properties/start_index" + "UrlCitationBody/properties/title" +
+	"UrlCitationBody/properties/type" + "UrlCitationBody/properties/url" +
+	"VoiceIdsOrCustomVoice/anyOf/1" + "VoiceIdsOrCustomVoice/anyOf/1/properties/id" +
+	"WaitParam/properties/type" + "WebSearchActionFind/properties/pattern" +
+	"WebSearchActionFind/properties/type" + "find_in_page" + "WebSearchActionFind/properties/url" +
+	"WebSearchActionOpenPage/properties/type" + "open_page" + "WebSearchActionOpenPage/properties/url" +
+	"WebSearchActionOpenPage/properties/url/anyOf/0" + "WebSearchActionOpenPage/properties/url/anyOf/1" +
+	"WebSearchActionSearch/properties/queries" + "WebSearchActionSearch/properties/queries/items" +
+	"WebSearchActionSearch/properties/query" + "WebSearchActionSearch/properties/sources" +
+	"WebSearchActionSearch/properties/sources/items" +
+	"WebSearchActionSearch/properties/sources/items/properties/type" +
+	"WebSearchActionSearch/properties/sources/items/properties/url" +
+	"WebSearchActionSearch/properties/type" + "search" + "WebSearchApproximateLocation/properties/city" +
+	"WebSearchApproximateLocation/properties/city/anyOf/0" +
+	"WebSearchApproximateLocation/properties/city/anyOf/1" +
+	"WebSearchApproximateLocation/properties/country" +
+	"WebSearchApproximateLocation/properties/country/anyOf/0" +
+	"WebSearchApproximateLocation/properties/country/anyOf/1" +
+	"WebSearchApproximateLocation/properties/region" +
+	"WebSearchApproximateLocation/properties/region/anyOf/0" +
+	"WebSearchApproximateLocation/properties/region/anyOf/1" +
+	"WebSearchApproximateLocation/properties/timezone" +
+	"WebSearchApproximateLocation/properties/timezone/anyOf/0" +
+	"WebSearchApproximateLocation/properties/timezone/anyOf/1" +
+	"WebSearchApproximateLocation/properties/type" + "WebSearchLocation/properties/city" +
+	"WebSearchLocation/properties/country" + "WebSearchLocation/properties/region" +
+	"WebSearchLocation/properties/timezone" + "WebSearchPreviewTool/properties/search_content_types" +
+	"WebSearchPreviewTool/properties/search_context_size" +
+	"WebSearchPreviewTool/properties/search_context_size/anyOf/1" +
+	"WebSearchPreviewTool/properties/type" + "WebSearchPreviewTool/properties/user_location" +
+	"WebSearchPreviewTool/properties/user_location/anyOf/1" +
+	"WebSearchTool/properties/external_web_access" + "WebSearchTool/properties/filters" +
+	"WebSearchTool/properties/filters/anyOf/0" +
+	"WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains" +
+	"WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0" +
+	"WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/0/items" +
+	"WebSearchTool/properties/filters/anyOf/0/properties/allowed_domains/anyOf/1" +
+	"WebSearchTool/properties/filters/anyOf/1" + "WebSearchTool/properties/search_context_size" +
+	"WebSearchTool/properties/type" + "WebSearchToolCall/properties/action" +
+	"WebSearchToolCall/properties/id" + "WebSearchToolCall/properties/status" +
+	"WebSearchToolCall/properties/type"

@@ -81,10 +81,13 @@ func TestLongKeysClipped(t *testing.T) {
 // them. (No spec object is that large yet.)
 func TestManyProperties(t *testing.T) {
 	const n = 70
-	d := &Dialect{name: "test", schemas: []schema{{name: "Big", kind: kindObject, mask: mObject}, {name: "Big/properties/*", kind: kindScalar, mask: mInteger}}}
+	text := "BigBig/properties/*"
+	d := &Dialect{name: "test", tables: tables{schemas: []schema{{name: ref{0, 3}, kind: kindObject, mask: mObject, props: ref{0, n}}, {name: ref{3, 16}, kind: kindScalar, mask: mInteger}}}}
 	for i := range n {
-		d.schemas[0].props = append(d.schemas[0].props, prop{key: fmt.Sprintf("p%03d", i), schema: 1, required: i == 69})
+		d.props = append(d.props, prop{key: ref{int32(len(text)), 4}, schema: 1, required: i == 69})
+		text += fmt.Sprintf("p%03d", i)
 	}
+	d.text = text
 	d.schemas[0].nreq = 1
 	root := Root{d, 0}
 	var all []string

@@ -153,7 +153,7 @@ func (x *decoder) expected(si int32, h *hint, n int) (ks, ke, i int, ok bool) {
 		}
 		// keyAt's body, written out: it is not inlined, and a call per
 		// key costs 2% of a stream's chunk.
-		k := x.t[si].props[i].key
+		k := x.tab.str(x.tab.props[int(x.t[si].props.off)+i].key)
 		ke = ks + 1 + len(k)
 		if ke+1 >= len(x.data) || x.data[ks] != '"' || x.data[ke] != '"' || string(x.data[ks+1:ke]) != k {
 			return 0, 0, 0, false
@@ -194,12 +194,12 @@ func (x *decoder) keyAt(name string) (ks, ke int, ok bool) {
 // for position n; a key found is the guess for the next object of si at
 // its depth, unless it was written with escapes (esc).
 func (x *decoder) prop(si int32, h *hint, n int, key []byte, esc bool) (int, bool) {
-	props := x.t[si].props
+	props := x.tab.propsOf(&x.t[si])
 	g, i, ok := x.guessed(si, h, n)
-	if ok && props[i].key == string(key) {
+	if ok && x.tab.is(props[i].key, key) {
 		return i, true
 	}
-	i, ok = findProp(props, key)
+	i, ok = x.tab.findProp(props, key)
 	if g != nil {
 		switch {
 		case esc:
@@ -214,12 +214,12 @@ func (x *decoder) prop(si int32, h *hint, n int, key []byte, esc bool) (int, boo
 }
 
 // findProp finds key among props (sorted by key) without allocating.
-func findProp(props []prop, key []byte) (int, bool) {
+func (t *tables) findProp(props []prop, key []byte) (int, bool) {
 	if len(props) <= 32 && len(key) > 0 {
 		// Few enough to compare each: by length and first byte before the
 		// call that compares the bytes.
 		for i := range props {
-			if k := props[i].key; len(k) == len(key) && k[0] == key[0] && k == string(key) {
+			if k := props[i].key; int(k.n) == len(key) && t.text[k.off] == key[0] && t.str(k) == string(key) {
 				return i, true
 			}
 		}
@@ -228,11 +228,11 @@ func findProp(props []prop, key []byte) (int, bool) {
 	lo, hi := 0, len(props)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if props[m].key < string(key) {
+		if t.str(props[m].key) < string(key) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(props) && props[lo].key == string(key)
+	return lo, lo < len(props) && t.is(props[lo].key, key)
 }

@@ -4,9 +4,16 @@ package codec
 
 // Qwen is the shape table of the qwen spec (openai.openapi.yaml).
 var Qwen = &Dialect{
-	name:       "qwen",
-	spec:       "openai.openapi.yaml",
-	schemas:    qwenSchemas[:],
+	name: "qwen",
+	spec: "openai.openapi.yaml",
+	tables: tables{
+		schemas: qwenSchemas[:],
+		props:   qwenProps[:],
+		cases:   qwenCases[:],
+		ints:    qwenInts[:],
+		values:  qwenValues[:],
+		text:    qwenText,
+	},
 	components: qwenComponents[:],
 	payloads: [numPayloads]int32{
 		ResponsesRequest:               -1,
@@ -33,534 +40,1350 @@ func _() {
 }
 
 var qwenComponents = [...]component{
-	{"ChatCompletionAllowedTools", 0},
-	{"ChatCompletionAllowedToolsChoice", 1},
-	{"ChatCompletionFunctionCallOption", 2},
-	{"ChatCompletionFunctions", 3},
-	{"ChatCompletionMessageCustomToolCall", 4},
-	{"ChatCompletionMessageToolCall", 5},
-	{"ChatCompletionMessageToolCallChunk", 6},
-	{"ChatCompletionMessageToolCalls", 7},
-	{"ChatCompletionModeration", 8},
-	{"ChatCompletionModerationError", 9},
-	{"ChatCompletionModerationResults", 10},
-	{"ChatCompletionNamedToolChoice", 11},
-	{"ChatCompletionNamedToolChoiceCustom", 12},
-	{"ChatCompletionRequestAssistantMessage", 13},
-	{"ChatCompletionRequestAssistantMessageContentPart", 14},
-	{"ChatCompletionRequestDeveloperMessage", 15},
-	{"ChatCompletionRequestFunctionMessage", 16},
-	{"ChatCompletionRequestMessage", 17},
-	{"ChatCompletionRequestMessageContentPartAudio", 18},
-	{"ChatCompletionRequestMessageContentPartFile", 19},
-	{"ChatCompletionRequestMessageContentPartImage", 20},
-	{"ChatCompletionRequestMessageContentPartRefusal", 21},
-	{"ChatCompletionRequestMessageContentPartText", 22},
-	{"ChatCompletionRequestSystemMessage", 23},
-	{"ChatCompletionRequestSystemMessageContentPart", 24},
-	{"ChatCompletionRequestToolMessage", 25},
-	{"ChatCompletionRequestToolMessageContentPart", 26},
-	{"ChatCompletionRequestUserMessage", 27},
-	{"ChatCompletionRequestUserMessageContentPart", 28},
-	{"ChatCompletionResponseMessage", 29},
-	{"ChatCompletionStreamOptions", 30},
-	{"ChatCompletionStreamResponseDelta", 31},
-	{"ChatCompletionTokenLogprob", 32},
-	{"ChatCompletionTool", 33},
-	{"ChatCompletionToolChoiceOption", 34},
-	{"CompletionUsage", 35},
-	{"CreateChatCompletionRequest", 36},
-	{"CreateChatCompletionResponse", 37},
-	{"CreateChatCompletionStreamResponse", 38},
-	{"CreateModelResponseProperties", 39},
-	{"CustomToolChatCompletions", 40},
-	{"CustomToolChatCompletionsCustomFormatGrammar", 41},
-	{"CustomToolChatCompletionsCustomFormatText", 42},
-	{"Error", 43},
-	{"ErrorResponse", 44},
-	{"FunctionObject", 45},
-	{"FunctionParameters", 46},
-	{"Metadata", 47},
-	{"ModelIdsShared", 48},
-	{"ModelResponseProperties", 49},
-	{"ModerationConfigParam", 50},
-	{"ModerationInputType", 51},
-	{"ModerationMode", 52},
-	{"ModerationParam", 53},
-	{"ModerationPolicyParam", 54},
-	{"ModerationResultBody", 55},
-	{"ParallelToolCalls", 56},
-	{"PredictionContent", 57},
-	{"PromptCacheBreakpointParam", 58},
-	{"PromptCacheModeEnum", 59},
-	{"PromptCacheOptionsParam", 60},
-	{"PromptCacheTTLEnum", 61},
-	{"ReasoningEffort", 62},
-	{"ResponseFormatJsonObject", 63},
-	{"ResponseFormatJsonSchema", 64},
-	{"ResponseFormatJsonSchemaSchema", 65},
-	{"ResponseFormatText", 66},
-	{"ResponseModalities", 67},
-	{"ServiceTier", 68},
-	{"StopConfiguration", 69},
-	{"Verbosity", 70},
-	{"VoiceIdsOrCustomVoice", 71},
-	{"VoiceIdsShared", 72},
-	{"WebSearchContextSize", 73},
-	{"WebSearchLocation", 74},
+	{ref{0, 26}, 0},     // ChatCompletionAllowedTools
+	{ref{35, 32}, 1},    // ChatCompletionAllowedToolsChoice
+	{ref{84, 32}, 2},    // ChatCompletionFunctionCallOption
+	{ref{120, 23}, 3},   // ChatCompletionFunctions
+	{ref{164, 35}, 4},   // ChatCompletionMessageCustomToolCall
+	{ref{207, 29}, 5},   // ChatCompletionMessageToolCall
+	{ref{244, 34}, 6},   // ChatCompletionMessageToolCallChunk
+	{ref{283, 30}, 7},   // ChatCompletionMessageToolCalls
+	{ref{313, 24}, 8},   // ChatCompletionModeration
+	{ref{348, 29}, 9},   // ChatCompletionModerationError
+	{ref{388, 31}, 10},  // ChatCompletionModerationResults
+	{ref{431, 29}, 11},  // ChatCompletionNamedToolChoice
+	{ref{460, 35}, 12},  // ChatCompletionNamedToolChoiceCustom
+	{ref{495, 37}, 13},  // ChatCompletionRequestAssistantMessage
+	{ref{578, 48}, 14},  // ChatCompletionRequestAssistantMessageContentPart
+	{ref{630, 37}, 15},  // ChatCompletionRequestDeveloperMessage
+	{ref{667, 36}, 16},  // ChatCompletionRequestFunctionMessage
+	{ref{703, 28}, 17},  // ChatCompletionRequestMessage
+	{ref{754, 44}, 18},  // ChatCompletionRequestMessageContentPartAudio
+	{ref{832, 43}, 19},  // ChatCompletionRequestMessageContentPartFile
+	{ref{879, 44}, 20},  // ChatCompletionRequestMessageContentPartImage
+	{ref{932, 46}, 21},  // ChatCompletionRequestMessageContentPartRefusal
+	{ref{978, 43}, 22},  // ChatCompletionRequestMessageContentPartText
+	{ref{1021, 34}, 23}, // ChatCompletionRequestSystemMessage
+	{ref{1055, 45}, 24}, // ChatCompletionRequestSystemMessageContentPart
+	{ref{1100, 32}, 25}, // ChatCompletionRequestToolMessage
+	{ref{1144, 43}, 26}, // ChatCompletionRequestToolMessageContentPart
+	{ref{1187, 32}, 27}, // ChatCompletionRequestUserMessage
+	{ref{1219, 43}, 28}, // ChatCompletionRequestUserMessageContentPart
+	{ref{1262, 29}, 29}, // ChatCompletionResponseMessage
+	{ref{1328, 27}, 30}, // ChatCompletionStreamOptions
+	{ref{1387, 33}, 31}, // ChatCompletionStreamResponseDelta
+	{ref{1420, 26}, 32}, // ChatCompletionTokenLogprob
+	{ref{1475, 18}, 33}, // ChatCompletionTool
+	{ref{1493, 30}, 34}, // ChatCompletionToolChoiceOption
+	{ref{1523, 15}, 35}, // CompletionUsage
+	{ref{1626, 27}, 36}, // CreateChatCompletionRequest
+	{ref{2045, 28}, 37}, // CreateChatCompletionResponse
+	{ref{2116, 34}, 38}, // CreateChatCompletionStreamResponse
+	{ref{2161, 29}, 39}, // CreateModelResponseProperties
+	{ref{2190, 25}, 40}, // CustomToolChatCompletions
+	{ref{2215, 44}, 41}, // CustomToolChatCompletionsCustomFormatGrammar
+	{ref{2266, 41}, 42}, // CustomToolChatCompletionsCustomFormatText
+	{ref{2307, 5}, 43},  // Error
+	{ref{2317, 13}, 44}, // ErrorResponse
+	{ref{2335, 14}, 45}, // FunctionObject
+	{ref{2355, 18}, 46}, // FunctionParameters
+	{ref{2373, 8}, 47},  // Metadata
+	{ref{2381, 14}, 48}, // ModelIdsShared
+	{ref{2395, 23}, 49}, // ModelResponseProperties
+	{ref{2418, 21}, 50}, // ModerationConfigParam
+	{ref{2439, 19}, 51}, // ModerationInputType
+	{ref{2463, 14}, 52}, // ModerationMode
+	{ref{2487, 15}, 53}, // ModerationParam
+	{ref{2508, 21}, 54}, // ModerationPolicyParam
+	{ref{2529, 20}, 55}, // ModerationResultBody
+	{ref{2609, 17}, 56}, // ParallelToolCalls
+	{ref{2626, 17}, 57}, // PredictionContent
+	{ref{2643, 26}, 58}, // PromptCacheBreakpointParam
+	{ref{2669, 19}, 59}, // PromptCacheModeEnum
+	{ref{2704, 23}, 60}, // PromptCacheOptionsParam
+	{ref{2730, 18}, 61}, // PromptCacheTTLEnum
+	{ref{2751, 15}, 62}, // ReasoningEffort
+	{ref{2798, 24}, 63}, // ResponseFormatJsonObject
+	{ref{2822, 24}, 64}, // ResponseFormatJsonSchema
+	{ref{2857, 30}, 65}, // ResponseFormatJsonSchemaSchema
+	{ref{2887, 18}, 66}, // ResponseFormatText
+	{ref{2905, 18}, 67}, // ResponseModalities
+	{ref{2923, 11}, 68}, // ServiceTier
+	{ref{2966, 17}, 69}, // StopConfiguration
+	{ref{2983, 9}, 70},  // Verbosity
+	{ref{2992, 21}, 71}, // VoiceIdsOrCustomVoice
+	{ref{3013, 14}, 72}, // VoiceIdsShared
+	{ref{3027, 20}, 73}, // WebSearchContextSize
+	{ref{3047, 17}, 74}, // WebSearchLocation
 }
 
 var qwenSchemas = [...]schema{
-	0:   {name: "ChatCompletionAllowedTools", kind: kindObject, mask: mObject, props: []prop{{"mode", 75, true}, {"tools", 76, true}}, nreq: 2},
-	1:   {name: "ChatCompletionAllowedToolsChoice", kind: kindObject, mask: mObject, props: []prop{{"allowed_tools", 78, true}, {"type", 80, true}}, nreq: 2},
-	2:   {name: "ChatCompletionFunctionCallOption", kind: kindObject, mask: mObject, props: []prop{{"name", 81, true}}, nreq: 1},
-	3:   {name: "ChatCompletionFunctions", kind: kindObject, mask: mObject, props: []prop{{"description", 82, false}, {"name", 83, true}, {"parameters", 84, false}}, nreq: 1},
-	4:   {name: "ChatCompletionMessageCustomToolCall", kind: kindObject, mask: mObject, props: []prop{{"custom", 85, true}, {"id", 88, true}, {"type", 89, true}}, nreq: 3},
-	5:   {name: "ChatCompletionMessageToolCall", kind: kindObject, mask: mObject, props: []prop{{"function", 90, true}, {"id", 93, true}, {"type", 94, true}}, nreq: 3},
-	6:   {name: "ChatCompletionMessageToolCallChunk", kind: kindObject, mask: mObject, props: []prop{{"function", 95, false}, {"id", 98, false}, {"index", 99, true}, {"type", 100, false}}, nreq: 1},
-	7:   {name: "ChatCompletionMessageToolCalls", kind: kindArray, mask: mArray, items: 101},
-	8:   {name: "ChatCompletionModeration", kind: kindObject, mask: mObject, props: []prop{{"input", 102, true}, {"output", 103, true}}, nreq: 2},
-	9:   {name: "ChatCompletionModerationError", kind: kindObject, mask: mObject, props: []prop{{"code", 104, true}, {"message", 105, true}, {"type", 106, true}}, nreq: 3},
-	10:  {name: "ChatCompletionModerationResults", kind: kindObject, mask: mObject, props: []prop{{"model", 107, true}, {"results", 108, true}, {"type", 109, true}}, nreq: 3},
-	11:  {name: "ChatCompletionNamedToolChoice", kind: kindObject, mask: mObject, props: []prop{{"function", 110, true}, {"type", 112, true}}, nreq: 2},
-	12:  {name: "ChatCompletionNamedToolChoiceCustom", kind: kindObject, mask: mObject, props: []prop{{"custom", 113, true}, {"type", 115, true}}, nreq: 2},
-	13:  {name: "ChatCompletionRequestAssistantMessage", kind: kindObject, mask: mObject, props: []prop{{"audio", 116, false}, {"content", 120, false}, {"function_call", 125, false}, {"name", 130, false}, {"refusal", 131, false}, {"role", 134, true}, {"tool_calls", 135, false}}, nreq: 1},
-	14:  {name: "ChatCompletionRequestAssistantMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"refusal", 21}, {"text", 22}}},
-	15:  {name: "ChatCompletionRequestDeveloperMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 137, true}, {"name", 141, false}, {"role", 142, true}}, nreq: 2},
-	16:  {name: "ChatCompletionRequestFunctionMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 143, true}, {"name", 146, true}, {"role", 147, true}}, nreq: 3},
-	17:  {name: "ChatCompletionRequestMessage", kind: kindTagged, mask: mObject, tag: "role", dflt: -1, cases: []tagCase{{"assistant", 13}, {"system", 23}, {"tool", 25}, {"user", 27}}},
-	18:  {name: "ChatCompletionRequestMessageContentPartAudio", kind: kindObject, mask: mObject, props: []prop{{"input_audio", 148, true}, {"prompt_cache_breakpoint", 151, false}, {"type", 153, true}}, nreq: 2},
-	19:  {name: "ChatCompletionRequestMessageContentPartFile", kind: kindObject, mask: mObject, props: []prop{{"file", 154, true}, {"prompt_cache_breakpoint", 158, false}, {"type", 160, true}}, nreq: 2},
-	20:  {name: "ChatCompletionRequestMessageContentPartImage", kind: kindObject, mask: mObject, props: []prop{{"image_url", 161, true}, {"prompt_cache_breakpoint", 164, false}, {"type", 166, true}}, nreq: 2},
-	21:  {name: "ChatCompletionRequestMessageContentPartRefusal", kind: kindObject, mask: mObject, props: []prop{{"refusal", 167, true}, {"type", 168, true}}, nreq: 2},
-	22:  {name: "ChatCompletionRequestMessageContentPartText", kind: kindObject, mask: mObject, props: []prop{{"prompt_cache_breakpoint", 169, false}, {"text", 171, true}, {"type", 172, true}}, nreq: 2},
-	23:  {name: "ChatCompletionRequestSystemMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 173, true}, {"name", 177, false}, {"role", 178, true}}, nreq: 2},
-	24:  {name: "ChatCompletionRequestSystemMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	25:  {name: "ChatCompletionRequestToolMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 179, true}, {"role", 183, true}, {"tool_call_id", 184, true}}, nreq: 3},
-	26:  {name: "ChatCompletionRequestToolMessageContentPart", kind: kindAlts, mask: mObject, alts: []int32{22}},
-	27:  {name: "ChatCompletionRequestUserMessage", kind: kindObject, mask: mObject, props: []prop{{"content", 185, true}, {"name", 189, false}, {"role", 190, true}}, nreq: 2},
-	28:  {name: "ChatCompletionRequestUserMessageContentPart", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"file", 19}, {"image_url", 20}, {"input_audio", 18}, {"text", 22}}},
-	29:  {name: "ChatCompletionResponseMessage", kind: kindObject, mask: mObject, props: []prop{{"annotations", 191, false}, {"audio", 199, false}, {"content", 206, true}, {"function_call", 209, false}, {"reasoning", 212, false}, {"reasoning_content", 213, false}, {"refusal", 214, true}, {"role", 217, true}, {"tool_calls", 218, false}}, nreq: 3},
-	30:  {name: "ChatCompletionStreamOptions", kind: kindObject, mask: mNull | mObject, props: []prop{{"include_obfuscation", 220, false}, {"include_usage", 221, false}}},
-	31:  {name: "ChatCompletionStreamResponseDelta", kind: kindObject, mask: mObject, props: []prop{{"content", 222, false}, {"function_call", 225, false}, {"reasoning", 228, false}, {"reasoning_content", 229, false}, {"refusal", 230, false}, {"role", 233, false}, {"tool_calls", 234, false}}},
-	32:  {name: "ChatCompletionTokenLogprob", kind: kindObject, mask: mObject, props: []prop{{"bytes", 235, true}, {"logprob", 239, true}, {"token", 240, true}, {"top_logprobs", 241, true}}, nreq: 4},
-	33:  {name: "ChatCompletionTool", kind: kindObject, mask: mObject, props: []prop{{"function", 249, true}, {"type", 251, true}}, nreq: 2},
-	34:  {name: "ChatCompletionToolChoiceOption", kind: kindAlts, mask: mObject | mString, alts: []int32{252, 253}},
-	35:  {name: "CompletionUsage", kind: kindObject, mask: mObject, props: []prop{{"completion_tokens", 254, true}, {"completion_tokens_details", 255, false}, {"prompt_tokens", 261, true}, {"prompt_tokens_details", 262, false}, {"total_tokens", 268, true}}, nreq: 3},
-	36:  {name: "CreateChatCompletionRequest", kind: kindObject, mask: mObject, props: []prop{{"audio", 291, false}, {"enable_thinking", 269, false}, {"frequency_penalty", 295, false}, {"function_call", 296, false}, {"functions", 299, false}, {"logit_bias", 300, false}, {"logprobs", 301, false}, {"max_completion_tokens", 302, false}, {"max_tokens", 303, false}, {"messages", 304, true}, {"metadata", 271, false}, {"modalities", 67, false}, {"model", 305, true}, {"moderation", 307, false}, {"n", 309, false}, {"parallel_tool_calls", 310, false}, {"prediction", 312, false}, {"presence_penalty", 315, false}, {"prompt_cache_key", 272, false}, {"prompt_cache_options", 275, false}, {"prompt_cache_retention", 277, false}, {"reasoning_effort", 62, false}, {"response_format", 316, false}, {"safety_identifier", 280, false}, {"seed", 317, false}, {"service_tier", 68, false}, {"stop", 318, false}, {"store", 320, false}, {"stream", 321, false}, {"stream_options", 30, false}, {"temperature", 283, false}, {"thinking_budget", 270, false}, {"tool_choice", 322, false}, {"tools", 324, false}, {"top_logprobs", 326, false}, {"top_p", 287, false}, {"user", 290, false}, {"verbosity", 70, false}, {"web_search_options", 327, false}}, nreq: 2},
-	37:  {name: "CreateChatCompletionResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 334, true}, {"created", 349, true}, {"id", 350, true}, {"metadata", 351, false}, {"model", 352, true}, {"moderation", 353, false}, {"object", 355, true}, {"service_tier", 68, false}, {"system_fingerprint", 356, false}, {"usage", 357, false}}, nreq: 5},
-	38:  {name: "CreateChatCompletionStreamResponse", kind: kindObject, mask: mObject, props: []prop{{"choices", 359, true}, {"created", 368, true}, {"id", 369, true}, {"model", 370, true}, {"moderation", 371, false}, {"obfuscation", 373, false}, {"object", 374, true}, {"service_tier", 68, false}, {"system_fingerprint", 375, false}, {"usage", 376, false}}, nreq: 5},
-	39:  {name: "CreateModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 271, false}, {"prompt_cache_key", 272, false}, {"prompt_cache_options", 275, false}, {"prompt_cache_retention", 277, false}, {"safety_identifier", 280, false}, {"temperature", 283, false}, {"top_logprobs", 286, false}, {"top_p", 287, false}, {"user", 290, false}}},
-	40:  {name: "CustomToolChatCompletions", kind: kindObject, mask: mObject, props: []prop{{"custom", 378, true}, {"type", 382, true}}, nreq: 2},
-	41:  {name: "CustomToolChatCompletionsCustomFormatGrammar", kind: kindObject, mask: mObject, props: []prop{{"grammar", 383, true}, {"type", 386, true}}, nreq: 2},
-	42:  {name: "CustomToolChatCompletionsCustomFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 387, true}}, nreq: 1},
-	43:  {name: "Error", kind: kindObject, mask: mObject, props: []prop{{"code", 388, true}, {"message", 391, true}, {"param", 392, true}, {"type", 395, true}}, nreq: 4},
-	44:  {name: "ErrorResponse", kind: kindObject, mask: mObject, props: []prop{{"error", 396, true}}, nreq: 1},
-	45:  {name: "FunctionObject", kind: kindObject, mask: mObject, props: []prop{{"description", 398, false}, {"name", 399, true}, {"parameters", 400, false}, {"strict", 401, false}}, nreq: 1},
-	46:  {name: "FunctionParameters", kind: kindAny, mask: mAll},
-	47:  {name: "Metadata", kind: kindAny, mask: mAll},
-	48:  {name: "ModelIdsShared", kind: kindScalar, mask: mString},
-	49:  {name: "ModelResponseProperties", kind: kindObject, mask: mObject, props: []prop{{"metadata", 271, false}, {"prompt_cache_key", 272, false}, {"prompt_cache_retention", 277, false}, {"safety_identifier", 280, false}, {"temperature", 283, false}, {"top_logprobs", 404, false}, {"top_p", 287, false}, {"user", 290, false}}},
-	50:  {name: "ModerationConfigParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 407, true}}, nreq: 1},
-	51:  {name: "ModerationInputType", kind: kindScalar, mask: mString, values: []string{"image", "text"}},
-	52:  {name: "ModerationMode", kind: kindScalar, mask: mString, values: []string{"block", "score"}},
-	53:  {name: "ModerationParam", kind: kindObject, mask: mObject, props: []prop{{"model", 409, true}, {"policy", 410, false}}, nreq: 1},
-	54:  {name: "ModerationPolicyParam", kind: kindObject, mask: mObject, props: []prop{{"input", 412, false}, {"output", 414, false}}},
-	55:  {name: "ModerationResultBody", kind: kindObject, mask: mObject, props: []prop{{"categories", 416, true}, {"category_applied_input_types", 417, true}, {"category_scores", 418, true}, {"flagged", 419, true}, {"model", 420, true}, {"type", 421, true}}, nreq: 6},
-	56:  {name: "ParallelToolCalls", kind: kindScalar, mask: mBool},
-	57:  {name: "PredictionContent", kind: kindObject, mask: mObject, props: []prop{{"content", 422, true}, {"type", 426, true}}, nreq: 2},
-	58:  {name: "PromptCacheBreakpointParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 427, true}}, nreq: 1},
-	59:  {name: "PromptCacheModeEnum", kind: kindScalar, mask: mString, values: []string{"explicit", "implicit"}},
-	60:  {name: "PromptCacheOptionsParam", kind: kindObject, mask: mObject, props: []prop{{"mode", 428, false}, {"ttl", 430, false}}},
-	61:  {name: "PromptCacheTTLEnum", kind: kindScalar, mask: mString, values: []string{"30m"}},
-	62:  {name: "ReasoningEffort", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "max", "medium", "minimal", "none", "xhigh"}},
-	63:  {name: "ResponseFormatJsonObject", kind: kindObject, mask: mObject, props: []prop{{"type", 432, true}}, nreq: 1},
-	64:  {name: "ResponseFormatJsonSchema", kind: kindObject, mask: mObject, props: []prop{{"json_schema", 433, true}, {"type", 440, true}}, nreq: 2},
-	65:  {name: "ResponseFormatJsonSchemaSchema", kind: kindAny, mask: mAll},
-	66:  {name: "ResponseFormatText", kind: kindObject, mask: mObject, props: []prop{{"type", 441, true}}, nreq: 1},
-	67:  {name: "ResponseModalities", kind: kindArray, mask: mArray | mNull, items: 442},
-	68:  {name: "ServiceTier", kind: kindScalar, mask: mNull | mString, values: []string{"auto", "default", "fast", "flex", "priority", "scale"}},
-	69:  {name: "StopConfiguration", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{443, 444}},
-	70:  {name: "Verbosity", kind: kindScalar, mask: mNull | mString, values: []string{"high", "low", "medium"}},
-	71:  {name: "VoiceIdsOrCustomVoice", kind: kindAlts, mask: mObject | mString, alts: []int32{72, 446}},
-	72:  {name: "VoiceIdsShared", kind: kindScalar, mask: mString},
-	73:  {name: "WebSearchContextSize", kind: kindScalar, mask: mString, values: []string{"high", "low", "medium"}},
-	74:  {name: "WebSearchLocation", kind: kindObject, mask: mObject, props: []prop{{"city", 448, false}, {"country", 449, false}, {"region", 450, false}, {"timezone", 451, false}}},
-	75:  {name: "ChatCompletionAllowedTools/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "required"}},
-	76:  {name: "ChatCompletionAllowedTools/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
-	77:  {name: "ChatCompletionAllowedTools/properties/tools/items", kind: kindAny, mask: mAll},
-	78:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{0, 79}},
-	79:  {name: "ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1", kind: kindScalar, mask: mNull},
-	80:  {name: "ChatCompletionAllowedToolsChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"allowed_tools"}},
-	81:  {name: "ChatCompletionFunctionCallOption/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	82:  {name: "ChatCompletionFunctions/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	83:  {name: "ChatCompletionFunctions/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	84:  {name: "ChatCompletionFunctions/properties/parameters", kind: kindAny, mask: mAll},
-	85:  {name: "ChatCompletionMessageCustomToolCall/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"input", 86, true}, {"name", 87, true}}, nonull: true, nreq: 2},
-	86:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/input", kind: kindScalar, mask: mNull | mString, nonull: true},
-	87:  {name: "ChatCompletionMessageCustomToolCall/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	88:  {name: "ChatCompletionMessageCustomToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	89:  {name: "ChatCompletionMessageCustomToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	90:  {name: "ChatCompletionMessageToolCall/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 91, true}, {"name", 92, true}}, nonull: true, nreq: 2},
-	91:  {name: "ChatCompletionMessageToolCall/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	92:  {name: "ChatCompletionMessageToolCall/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	93:  {name: "ChatCompletionMessageToolCall/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	94:  {name: "ChatCompletionMessageToolCall/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	95:  {name: "ChatCompletionMessageToolCallChunk/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 96, false}, {"name", 97, false}}, nonull: true},
-	96:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	97:  {name: "ChatCompletionMessageToolCallChunk/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	98:  {name: "ChatCompletionMessageToolCallChunk/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	99:  {name: "ChatCompletionMessageToolCallChunk/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	100: {name: "ChatCompletionMessageToolCallChunk/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	101: {name: "ChatCompletionMessageToolCalls/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 4}, {"function", 5}}},
-	102: {name: "ChatCompletionModeration/properties/input", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	103: {name: "ChatCompletionModeration/properties/output", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"error", 9}, {"moderation_results", 10}}},
-	104: {name: "ChatCompletionModerationError/properties/code", kind: kindScalar, mask: mNull | mString, nonull: true},
-	105: {name: "ChatCompletionModerationError/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	106: {name: "ChatCompletionModerationError/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"error"}},
-	107: {name: "ChatCompletionModerationResults/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	108: {name: "ChatCompletionModerationResults/properties/results", kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
-	109: {name: "ChatCompletionModerationResults/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_results"}},
-	110: {name: "ChatCompletionNamedToolChoice/properties/function", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 111, true}}, nonull: true, nreq: 1},
-	111: {name: "ChatCompletionNamedToolChoice/properties/function/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	112: {name: "ChatCompletionNamedToolChoice/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	113: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"name", 114, true}}, nonull: true, nreq: 1},
-	114: {name: "ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	115: {name: "ChatCompletionNamedToolChoiceCustom/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	116: {name: "ChatCompletionRequestAssistantMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{117, 119}},
-	117: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"id", 118, true}}, nreq: 1},
-	118: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	119: {name: "ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	120: {name: "ChatCompletionRequestAssistantMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, alts: []int32{121, 124}},
-	121: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0", kind: kindAlts, mask: mArray | mString, alts: []int32{122, 123}},
-	122: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0", kind: kindScalar, mask: mString},
-	123: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1", kind: kindArray, mask: mArray, items: 14},
-	124: {name: "ChatCompletionRequestAssistantMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	125: {name: "ChatCompletionRequestAssistantMessage/properties/function_call", kind: kindAlts, mask: mNull | mObject, alts: []int32{126, 129}},
-	126: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"arguments", 127, true}, {"name", 128, true}}, nreq: 2},
-	127: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	128: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	129: {name: "ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1", kind: kindScalar, mask: mNull},
-	130: {name: "ChatCompletionRequestAssistantMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	131: {name: "ChatCompletionRequestAssistantMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{132, 133}},
-	132: {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	133: {name: "ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	134: {name: "ChatCompletionRequestAssistantMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	135: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 136}},
-	136: {name: "ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	137: {name: "ChatCompletionRequestDeveloperMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{138, 139, 140}},
-	138: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	139: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	140: {name: "ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	141: {name: "ChatCompletionRequestDeveloperMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	142: {name: "ChatCompletionRequestDeveloperMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"developer"}},
-	143: {name: "ChatCompletionRequestFunctionMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{144, 145}},
-	144: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	145: {name: "ChatCompletionRequestFunctionMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	146: {name: "ChatCompletionRequestFunctionMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	147: {name: "ChatCompletionRequestFunctionMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	148: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"data", 149, true}, {"format", 150, true}}, nonull: true, nreq: 2},
-	149: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	150: {name: "ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"mp3", "wav"}},
-	151: {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 152}},
-	152: {name: "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	153: {name: "ChatCompletionRequestMessageContentPartAudio/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"input_audio"}},
-	154: {name: "ChatCompletionRequestMessageContentPartFile/properties/file", kind: kindObject, mask: mNull | mObject, props: []prop{{"file_data", 155, false}, {"file_id", 156, false}, {"filename", 157, false}}, nonull: true},
-	155: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	156: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	157: {name: "ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename", kind: kindScalar, mask: mNull | mString, nonull: true},
-	158: {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 159}},
-	159: {name: "ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	160: {name: "ChatCompletionRequestMessageContentPartFile/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"file"}},
-	161: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url", kind: kindObject, mask: mNull | mObject, props: []prop{{"detail", 162, false}, {"url", 163, true}}, nonull: true, nreq: 1},
-	162: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"auto", "high", "low"}},
-	163: {name: "ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	164: {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 165}},
-	165: {name: "ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	166: {name: "ChatCompletionRequestMessageContentPartImage/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"image_url"}},
-	167: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/refusal", kind: kindScalar, mask: mNull | mString, nonull: true},
-	168: {name: "ChatCompletionRequestMessageContentPartRefusal/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"refusal"}},
-	169: {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{58, 170}},
-	170: {name: "ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1", kind: kindScalar, mask: mNull},
-	171: {name: "ChatCompletionRequestMessageContentPartText/properties/text", kind: kindScalar, mask: mNull | mString, nonull: true},
-	172: {name: "ChatCompletionRequestMessageContentPartText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	173: {name: "ChatCompletionRequestSystemMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{174, 175, 176}},
-	174: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	175: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 24},
-	176: {name: "ChatCompletionRequestSystemMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	177: {name: "ChatCompletionRequestSystemMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	178: {name: "ChatCompletionRequestSystemMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"system"}},
-	179: {name: "ChatCompletionRequestToolMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{180, 181, 182}},
-	180: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	181: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 26},
-	182: {name: "ChatCompletionRequestToolMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	183: {name: "ChatCompletionRequestToolMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"tool"}},
-	184: {name: "ChatCompletionRequestToolMessage/properties/tool_call_id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	185: {name: "ChatCompletionRequestUserMessage/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{186, 187, 188}},
-	186: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	187: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 28},
-	188: {name: "ChatCompletionRequestUserMessage/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	189: {name: "ChatCompletionRequestUserMessage/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	190: {name: "ChatCompletionRequestUserMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"user"}},
-	191: {name: "ChatCompletionResponseMessage/properties/annotations", kind: kindArray, mask: mArray | mNull, nonull: true, items: 192},
-	192: {name: "ChatCompletionResponseMessage/properties/annotations/items", kind: kindObject, mask: mObject, props: []prop{{"type", 193, true}, {"url_citation", 194, true}}, nreq: 2},
-	193: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"url_citation"}},
-	194: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation", kind: kindObject, mask: mNull | mObject, props: []prop{{"end_index", 195, true}, {"start_index", 196, true}, {"title", 197, true}, {"url", 198, true}}, nonull: true, nreq: 4},
-	195: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	196: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	197: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title", kind: kindScalar, mask: mNull | mString, nonull: true},
-	198: {name: "ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url", kind: kindScalar, mask: mNull | mString, nonull: true},
-	199: {name: "ChatCompletionResponseMessage/properties/audio", kind: kindAlts, mask: mNull | mObject, alts: []int32{200, 205}},
-	200: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"data", 201, true}, {"expires_at", 202, true}, {"id", 203, true}, {"transcript", 204, true}}, nreq: 4},
-	201: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data", kind: kindScalar, mask: mNull | mString, nonull: true},
-	202: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	203: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	204: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript", kind: kindScalar, mask: mNull | mString, nonull: true},
-	205: {name: "ChatCompletionResponseMessage/properties/audio/anyOf/1", kind: kindScalar, mask: mNull},
-	206: {name: "ChatCompletionResponseMessage/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{207, 208}},
-	207: {name: "ChatCompletionResponseMessage/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	208: {name: "ChatCompletionResponseMessage/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	209: {name: "ChatCompletionResponseMessage/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 210, true}, {"name", 211, true}}, nonull: true, nreq: 2},
-	210: {name: "ChatCompletionResponseMessage/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	211: {name: "ChatCompletionResponseMessage/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	212: {name: "ChatCompletionResponseMessage/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	213: {name: "ChatCompletionResponseMessage/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	214: {name: "ChatCompletionResponseMessage/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{215, 216}},
-	215: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	216: {name: "ChatCompletionResponseMessage/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	217: {name: "ChatCompletionResponseMessage/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant"}},
-	218: {name: "ChatCompletionResponseMessage/properties/tool_calls", kind: kindAlts, mask: mArray | mNull, nonull: true, alts: []int32{7, 219}},
-	219: {name: "ChatCompletionResponseMessage/properties/tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	220: {name: "ChatCompletionStreamOptions/properties/include_obfuscation", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	221: {name: "ChatCompletionStreamOptions/properties/include_usage", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	222: {name: "ChatCompletionStreamResponseDelta/properties/content", kind: kindAlts, mask: mNull | mString, alts: []int32{223, 224}},
-	223: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/0", kind: kindScalar, mask: mString},
-	224: {name: "ChatCompletionStreamResponseDelta/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	225: {name: "ChatCompletionStreamResponseDelta/properties/function_call", kind: kindObject, mask: mNull | mObject, props: []prop{{"arguments", 226, false}, {"name", 227, false}}, nonull: true},
-	226: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments", kind: kindScalar, mask: mNull | mString, nonull: true},
-	227: {name: "ChatCompletionStreamResponseDelta/properties/function_call/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	228: {name: "ChatCompletionStreamResponseDelta/properties/reasoning", kind: kindScalar, mask: mNull | mString},
-	229: {name: "ChatCompletionStreamResponseDelta/properties/reasoning_content", kind: kindScalar, mask: mNull | mString},
-	230: {name: "ChatCompletionStreamResponseDelta/properties/refusal", kind: kindAlts, mask: mNull | mString, alts: []int32{231, 232}},
-	231: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0", kind: kindScalar, mask: mString},
-	232: {name: "ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	233: {name: "ChatCompletionStreamResponseDelta/properties/role", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"assistant", "developer", "system", "tool", "user"}},
-	234: {name: "ChatCompletionStreamResponseDelta/properties/tool_calls", kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
-	235: {name: "ChatCompletionTokenLogprob/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{236, 238}},
-	236: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 237},
-	237: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	238: {name: "ChatCompletionTokenLogprob/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	239: {name: "ChatCompletionTokenLogprob/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	240: {name: "ChatCompletionTokenLogprob/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	241: {name: "ChatCompletionTokenLogprob/properties/top_logprobs", kind: kindArray, mask: mArray | mNull, nonull: true, items: 242},
-	242: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items", kind: kindObject, mask: mObject, props: []prop{{"bytes", 243, true}, {"logprob", 247, true}, {"token", 248, true}}, nreq: 3},
-	243: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes", kind: kindAlts, mask: mArray | mNull, alts: []int32{244, 246}},
-	244: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0", kind: kindArray, mask: mArray, items: 245},
-	245: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items", kind: kindScalar, mask: mInteger},
-	246: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1", kind: kindScalar, mask: mNull},
-	247: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob", kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	248: {name: "ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token", kind: kindScalar, mask: mNull | mString, nonull: true},
-	249: {name: "ChatCompletionTool/properties/function", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{45, 250}},
-	250: {name: "ChatCompletionTool/properties/function/anyOf/1", kind: kindScalar, mask: mNull},
-	251: {name: "ChatCompletionTool/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"function"}},
-	252: {name: "ChatCompletionToolChoiceOption/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none", "required"}},
-	253: {name: "ChatCompletionToolChoiceOption/oneOf/1", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"allowed_tools", 1}, {"custom", 12}, {"function", 11}}},
-	254: {name: "CompletionUsage/properties/completion_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	255: {name: "CompletionUsage/properties/completion_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"accepted_prediction_tokens", 256, false}, {"audio_tokens", 257, false}, {"reasoning_tokens", 258, false}, {"rejected_prediction_tokens", 259, false}, {"text_tokens", 260, false}}, nonull: true},
-	256: {name: "CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	257: {name: "CompletionUsage/properties/completion_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	258: {name: "CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	259: {name: "CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	260: {name: "CompletionUsage/properties/completion_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	261: {name: "CompletionUsage/properties/prompt_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	262: {name: "CompletionUsage/properties/prompt_tokens_details", kind: kindObject, mask: mNull | mObject, props: []prop{{"audio_tokens", 263, false}, {"cache_write_tokens", 264, false}, {"cached_tokens", 265, false}, {"image_tokens", 266, false}, {"text_tokens", 267, false}}, nonull: true},
-	263: {name: "CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	264: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	265: {name: "CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	266: {name: "CompletionUsage/properties/prompt_tokens_details/properties/image_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	267: {name: "CompletionUsage/properties/prompt_tokens_details/properties/text_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	268: {name: "CompletionUsage/properties/total_tokens", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	269: {name: "CreateChatCompletionRequest/properties/enable_thinking", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	270: {name: "CreateChatCompletionRequest/properties/thinking_budget", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	271: {name: "CreateModelResponseProperties/properties/metadata", kind: kindAny, mask: mAll},
-	272: {name: "CreateModelResponseProperties/properties/prompt_cache_key", kind: kindAlts, mask: mNull | mString, alts: []int32{273, 274}},
-	273: {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0", kind: kindScalar, mask: mString},
-	274: {name: "CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1", kind: kindScalar, mask: mNull},
-	275: {name: "CreateModelResponseProperties/properties/prompt_cache_options", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{60, 276}},
-	276: {name: "CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1", kind: kindScalar, mask: mNull},
-	277: {name: "CreateModelResponseProperties/properties/prompt_cache_retention", kind: kindAlts, mask: mNull | mString, alts: []int32{278, 279}},
-	278: {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0", kind: kindScalar, mask: mString, values: []string{"24h", "in_memory"}},
-	279: {name: "CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1", kind: kindScalar, mask: mNull},
-	280: {name: "CreateModelResponseProperties/properties/safety_identifier", kind: kindAlts, mask: mNull | mString, alts: []int32{281, 282}},
-	281: {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/0", kind: kindScalar, mask: mString},
-	282: {name: "CreateModelResponseProperties/properties/safety_identifier/anyOf/1", kind: kindScalar, mask: mNull},
-	283: {name: "CreateModelResponseProperties/properties/temperature", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{284, 285}},
-	284: {name: "CreateModelResponseProperties/properties/temperature/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	285: {name: "CreateModelResponseProperties/properties/temperature/anyOf/1", kind: kindScalar, mask: mNull},
-	286: {name: "CreateModelResponseProperties/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	287: {name: "CreateModelResponseProperties/properties/top_p", kind: kindAlts, mask: mInteger | mNull | mNumber, alts: []int32{288, 289}},
-	288: {name: "CreateModelResponseProperties/properties/top_p/anyOf/0", kind: kindScalar, mask: mInteger | mNumber},
-	289: {name: "CreateModelResponseProperties/properties/top_p/anyOf/1", kind: kindScalar, mask: mNull},
-	290: {name: "CreateModelResponseProperties/properties/user", kind: kindScalar, mask: mNull | mString, nonull: true},
-	291: {name: "CreateChatCompletionRequest/allOf/1/properties/audio", kind: kindObject, mask: mNull | mObject, props: []prop{{"format", 292, true}, {"voice", 293, true}}, nreq: 2},
-	292: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/format", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"aac", "flac", "mp3", "opus", "pcm16", "wav"}},
-	293: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{71, 294}},
-	294: {name: "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1", kind: kindScalar, mask: mNull},
-	295: {name: "CreateChatCompletionRequest/allOf/1/properties/frequency_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	296: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{297, 2, 298}},
-	297: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0", kind: kindScalar, mask: mString, values: []string{"auto", "none"}},
-	298: {name: "CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2", kind: kindScalar, mask: mNull},
-	299: {name: "CreateChatCompletionRequest/allOf/1/properties/functions", kind: kindArray, mask: mArray | mNull, nonull: true, items: 3},
-	300: {name: "CreateChatCompletionRequest/allOf/1/properties/logit_bias", kind: kindAny, mask: mAll},
-	301: {name: "CreateChatCompletionRequest/allOf/1/properties/logprobs", kind: kindScalar, mask: mBool | mNull},
-	302: {name: "CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens", kind: kindScalar, mask: mInteger | mNull},
-	303: {name: "CreateChatCompletionRequest/allOf/1/properties/max_tokens", kind: kindScalar, mask: mInteger | mNull},
-	304: {name: "CreateChatCompletionRequest/allOf/1/properties/messages", kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
-	305: {name: "CreateChatCompletionRequest/allOf/1/properties/model", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{48, 306}},
-	306: {name: "CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1", kind: kindScalar, mask: mNull},
-	307: {name: "CreateChatCompletionRequest/allOf/1/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{53, 308}},
-	308: {name: "CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	309: {name: "CreateChatCompletionRequest/allOf/1/properties/n", kind: kindScalar, mask: mInteger | mNull},
-	310: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls", kind: kindAlts, mask: mBool | mNull, nonull: true, alts: []int32{56, 311}},
-	311: {name: "CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1", kind: kindScalar, mask: mNull},
-	312: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction", kind: kindAlts, mask: mNull | mObject, alts: []int32{313, 314}},
-	313: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0", kind: kindAlts, mask: mObject, alts: []int32{57}},
-	314: {name: "CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1", kind: kindScalar, mask: mNull},
-	315: {name: "CreateChatCompletionRequest/allOf/1/properties/presence_penalty", kind: kindScalar, mask: mInteger | mNull | mNumber},
-	316: {name: "CreateChatCompletionRequest/allOf/1/properties/response_format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"json_object", 63}, {"json_schema", 64}, {"text", 66}}},
-	317: {name: "CreateChatCompletionRequest/allOf/1/properties/seed", kind: kindScalar, mask: mInteger | mNull},
-	318: {name: "CreateChatCompletionRequest/allOf/1/properties/stop", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{69, 319}},
-	319: {name: "CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1", kind: kindScalar, mask: mNull},
-	320: {name: "CreateChatCompletionRequest/allOf/1/properties/store", kind: kindScalar, mask: mBool | mNull},
-	321: {name: "CreateChatCompletionRequest/allOf/1/properties/stream", kind: kindScalar, mask: mBool | mNull},
-	322: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice", kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: []int32{34, 323}},
-	323: {name: "CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1", kind: kindScalar, mask: mNull},
-	324: {name: "CreateChatCompletionRequest/allOf/1/properties/tools", kind: kindArray, mask: mArray | mNull, nonull: true, items: 325},
-	325: {name: "CreateChatCompletionRequest/allOf/1/properties/tools/items", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"custom", 40}, {"function", 33}}},
-	326: {name: "CreateChatCompletionRequest/allOf/1/properties/top_logprobs", kind: kindScalar, mask: mInteger | mNull},
-	327: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options", kind: kindObject, mask: mNull | mObject, props: []prop{{"search_context_size", 328, false}, {"user_location", 330, false}}, nonull: true},
-	328: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{73, 329}},
-	329: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1", kind: kindScalar, mask: mNull},
-	330: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location", kind: kindObject, mask: mNull | mObject, props: []prop{{"approximate", 331, true}, {"type", 333, true}}, nreq: 2},
-	331: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{74, 332}},
-	332: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1", kind: kindScalar, mask: mNull},
-	333: {name: "CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"approximate"}},
-	334: {name: "CreateChatCompletionResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 335},
-	335: {name: "CreateChatCompletionResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"finish_reason", 336, true}, {"index", 337, true}, {"logprobs", 338, true}, {"message", 347, true}}, nreq: 4},
-	336: {name: "CreateChatCompletionResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	337: {name: "CreateChatCompletionResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	338: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs", kind: kindAlts, mask: mNull | mObject, alts: []int32{339, 346}},
-	339: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0", kind: kindObject, mask: mObject, props: []prop{{"content", 340, true}, {"refusal", 343, true}}, nreq: 2},
-	340: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content", kind: kindAlts, mask: mArray | mNull, alts: []int32{341, 342}},
-	341: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	342: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1", kind: kindScalar, mask: mNull},
-	343: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal", kind: kindAlts, mask: mArray | mNull, alts: []int32{344, 345}},
-	344: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0", kind: kindArray, mask: mArray, items: 32},
-	345: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1", kind: kindScalar, mask: mNull},
-	346: {name: "CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	347: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{29, 348}},
-	348: {name: "CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1", kind: kindScalar, mask: mNull},
-	349: {name: "CreateChatCompletionResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	350: {name: "CreateChatCompletionResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	351: {name: "CreateChatCompletionResponse/properties/metadata", kind: kindAny, mask: mAll},
-	352: {name: "CreateChatCompletionResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	353: {name: "CreateChatCompletionResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 354}},
-	354: {name: "CreateChatCompletionResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	355: {name: "CreateChatCompletionResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion"}},
-	356: {name: "CreateChatCompletionResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	357: {name: "CreateChatCompletionResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{35, 358}},
-	358: {name: "CreateChatCompletionResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	359: {name: "CreateChatCompletionStreamResponse/properties/choices", kind: kindArray, mask: mArray | mNull, nonull: true, items: 360},
-	360: {name: "CreateChatCompletionStreamResponse/properties/choices/items", kind: kindObject, mask: mObject, props: []prop{{"delta", 361, true}, {"finish_reason", 363, true}, {"index", 364, true}, {"logprobs", 365, false}}, nreq: 3},
-	361: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{31, 362}},
-	362: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1", kind: kindScalar, mask: mNull},
-	363: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason", kind: kindScalar, mask: mNull | mString, values: []string{"content_filter", "function_call", "length", "stop", "tool_calls"}},
-	364: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/index", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	365: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs", kind: kindObject, mask: mNull | mObject, props: []prop{{"content", 366, true}, {"refusal", 367, true}}, nreq: 2},
-	366: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content", kind: kindArray, mask: mArray | mNull, items: 32},
-	367: {name: "CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal", kind: kindArray, mask: mArray | mNull, items: 32},
-	368: {name: "CreateChatCompletionStreamResponse/properties/created", kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	369: {name: "CreateChatCompletionStreamResponse/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	370: {name: "CreateChatCompletionStreamResponse/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	371: {name: "CreateChatCompletionStreamResponse/properties/moderation", kind: kindAlts, mask: mNull | mObject, alts: []int32{8, 372}},
-	372: {name: "CreateChatCompletionStreamResponse/properties/moderation/anyOf/1", kind: kindScalar, mask: mNull},
-	373: {name: "CreateChatCompletionStreamResponse/properties/obfuscation", kind: kindScalar, mask: mNull | mString, nonull: true},
-	374: {name: "CreateChatCompletionStreamResponse/properties/object", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"chat.completion.chunk"}},
-	375: {name: "CreateChatCompletionStreamResponse/properties/system_fingerprint", kind: kindScalar, mask: mNull | mString, nonull: true},
-	376: {name: "CreateChatCompletionStreamResponse/properties/usage", kind: kindAlts, mask: mNull | mObject, alts: []int32{35, 377}},
-	377: {name: "CreateChatCompletionStreamResponse/properties/usage/anyOf/1", kind: kindScalar, mask: mNull},
-	378: {name: "CustomToolChatCompletions/properties/custom", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 379, false}, {"format", 380, false}, {"name", 381, true}}, nonull: true, nreq: 1},
-	379: {name: "CustomToolChatCompletions/properties/custom/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	380: {name: "CustomToolChatCompletions/properties/custom/properties/format", kind: kindTagged, mask: mObject, tag: "type", dflt: -1, cases: []tagCase{{"grammar", 41}, {"text", 42}}},
-	381: {name: "CustomToolChatCompletions/properties/custom/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	382: {name: "CustomToolChatCompletions/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"custom"}},
-	383: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar", kind: kindObject, mask: mNull | mObject, props: []prop{{"definition", 384, true}, {"syntax", 385, true}}, nonull: true, nreq: 2},
-	384: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition", kind: kindScalar, mask: mNull | mString, nonull: true},
-	385: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"lark", "regex"}},
-	386: {name: "CustomToolChatCompletionsCustomFormatGrammar/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"grammar"}},
-	387: {name: "CustomToolChatCompletionsCustomFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	388: {name: "Error/properties/code", kind: kindAlts, mask: mNull | mString, alts: []int32{389, 390}},
-	389: {name: "Error/properties/code/anyOf/0", kind: kindScalar, mask: mString},
-	390: {name: "Error/properties/code/anyOf/1", kind: kindScalar, mask: mNull},
-	391: {name: "Error/properties/message", kind: kindScalar, mask: mNull | mString, nonull: true},
-	392: {name: "Error/properties/param", kind: kindAlts, mask: mNull | mString, alts: []int32{393, 394}},
-	393: {name: "Error/properties/param/anyOf/0", kind: kindScalar, mask: mString},
-	394: {name: "Error/properties/param/anyOf/1", kind: kindScalar, mask: mNull},
-	395: {name: "Error/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true},
-	396: {name: "ErrorResponse/properties/error", kind: kindAlts, mask: mNull | mObject, nonull: true, alts: []int32{43, 397}},
-	397: {name: "ErrorResponse/properties/error/anyOf/1", kind: kindScalar, mask: mNull},
-	398: {name: "FunctionObject/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	399: {name: "FunctionObject/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	400: {name: "FunctionObject/properties/parameters", kind: kindAny, mask: mAll},
-	401: {name: "FunctionObject/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{402, 403}},
-	402: {name: "FunctionObject/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	403: {name: "FunctionObject/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	404: {name: "ModelResponseProperties/properties/top_logprobs", kind: kindAlts, mask: mInteger | mNull, alts: []int32{405, 406}},
-	405: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/0", kind: kindScalar, mask: mInteger},
-	406: {name: "ModelResponseProperties/properties/top_logprobs/anyOf/1", kind: kindScalar, mask: mNull},
-	407: {name: "ModerationConfigParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{52, 408}},
-	408: {name: "ModerationConfigParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	409: {name: "ModerationParam/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	410: {name: "ModerationParam/properties/policy", kind: kindAlts, mask: mNull | mObject, alts: []int32{54, 411}},
-	411: {name: "ModerationParam/properties/policy/anyOf/1", kind: kindScalar, mask: mNull},
-	412: {name: "ModerationPolicyParam/properties/input", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 413}},
-	413: {name: "ModerationPolicyParam/properties/input/anyOf/1", kind: kindScalar, mask: mNull},
-	414: {name: "ModerationPolicyParam/properties/output", kind: kindAlts, mask: mNull | mObject, alts: []int32{50, 415}},
-	415: {name: "ModerationPolicyParam/properties/output/anyOf/1", kind: kindScalar, mask: mNull},
-	416: {name: "ModerationResultBody/properties/categories", kind: kindAny, mask: mAll},
-	417: {name: "ModerationResultBody/properties/category_applied_input_types", kind: kindAny, mask: mAll},
-	418: {name: "ModerationResultBody/properties/category_scores", kind: kindAny, mask: mAll},
-	419: {name: "ModerationResultBody/properties/flagged", kind: kindScalar, mask: mBool | mNull, nonull: true},
-	420: {name: "ModerationResultBody/properties/model", kind: kindScalar, mask: mNull | mString, nonull: true},
-	421: {name: "ModerationResultBody/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"moderation_result"}},
-	422: {name: "PredictionContent/properties/content", kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: []int32{423, 424, 425}},
-	423: {name: "PredictionContent/properties/content/oneOf/0", kind: kindScalar, mask: mString},
-	424: {name: "PredictionContent/properties/content/oneOf/1", kind: kindArray, mask: mArray, items: 22},
-	425: {name: "PredictionContent/properties/content/oneOf/2", kind: kindScalar, mask: mNull},
-	426: {name: "PredictionContent/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"content"}},
-	427: {name: "PromptCacheBreakpointParam/properties/mode", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"explicit"}},
-	428: {name: "PromptCacheOptionsParam/properties/mode", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{59, 429}},
-	429: {name: "PromptCacheOptionsParam/properties/mode/anyOf/1", kind: kindScalar, mask: mNull},
-	430: {name: "PromptCacheOptionsParam/properties/ttl", kind: kindAlts, mask: mNull | mString, nonull: true, alts: []int32{61, 431}},
-	431: {name: "PromptCacheOptionsParam/properties/ttl/anyOf/1", kind: kindScalar, mask: mNull},
-	432: {name: "ResponseFormatJsonObject/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_object"}},
-	433: {name: "ResponseFormatJsonSchema/properties/json_schema", kind: kindObject, mask: mNull | mObject, props: []prop{{"description", 434, false}, {"name", 435, true}, {"schema", 436, false}, {"strict", 437, false}}, nonull: true, nreq: 1},
-	434: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/description", kind: kindScalar, mask: mNull | mString, nonull: true},
-	435: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/name", kind: kindScalar, mask: mNull | mString, nonull: true},
-	436: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/schema", kind: kindAny, mask: mAll},
-	437: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict", kind: kindAlts, mask: mBool | mNull, alts: []int32{438, 439}},
-	438: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0", kind: kindScalar, mask: mBool},
-	439: {name: "ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1", kind: kindScalar, mask: mNull},
-	440: {name: "ResponseFormatJsonSchema/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"json_schema"}},
-	441: {name: "ResponseFormatText/properties/type", kind: kindScalar, mask: mNull | mString, nonull: true, values: []string{"text"}},
-	442: {name: "ResponseModalities/items", kind: kindScalar, mask: mString, values: []string{"audio", "text"}},
-	443: {name: "StopConfiguration/oneOf/0", kind: kindScalar, mask: mNull | mString},
-	444: {name: "StopConfiguration/oneOf/1", kind: kindArray, mask: mArray, items: 445},
-	445: {name: "StopConfiguration/oneOf/1/items", kind: kindScalar, mask: mString},
-	446: {name: "VoiceIdsOrCustomVoice/anyOf/1", kind: kindObject, mask: mObject, props: []prop{{"id", 447, true}}, nreq: 1},
-	447: {name: "VoiceIdsOrCustomVoice/anyOf/1/properties/id", kind: kindScalar, mask: mNull | mString, nonull: true},
-	448: {name: "WebSearchLocation/properties/city", kind: kindScalar, mask: mNull | mString, nonull: true},
-	449: {name: "WebSearchLocation/properties/country", kind: kindScalar, mask: mNull | mString, nonull: true},
-	450: {name: "WebSearchLocation/properties/region", kind: kindScalar, mask: mNull | mString, nonull: true},
-	451: {name: "WebSearchLocation/properties/timezone", kind: kindScalar, mask: mNull | mString, nonull: true},
+	0:/* ChatCompletionAllowedTools */ {name: ref{0, 26}, kind: kindObject, mask: mObject, props: ref{0, 2}, nreq: 2},
+	1:/* ChatCompletionAllowedToolsChoice */ {name: ref{35, 32}, kind: kindObject, mask: mObject, props: ref{2, 2}, nreq: 2},
+	2:/* ChatCompletionFunctionCallOption */ {name: ref{84, 32}, kind: kindObject, mask: mObject, props: ref{4, 1}, nreq: 1},
+	3:/* ChatCompletionFunctions */ {name: ref{120, 23}, kind: kindObject, mask: mObject, props: ref{5, 3}, nreq: 1},
+	4:/* ChatCompletionMessageCustomToolCall */ {name: ref{164, 35}, kind: kindObject, mask: mObject, props: ref{8, 3}, nreq: 3},
+	5:/* ChatCompletionMessageToolCall */ {name: ref{207, 29}, kind: kindObject, mask: mObject, props: ref{11, 3}, nreq: 3},
+	6:/* ChatCompletionMessageToolCallChunk */ {name: ref{244, 34}, kind: kindObject, mask: mObject, props: ref{14, 4}, nreq: 1},
+	7:/* ChatCompletionMessageToolCalls */ {name: ref{283, 30}, kind: kindArray, mask: mArray, items: 101},
+	8:/* ChatCompletionModeration */ {name: ref{313, 24}, kind: kindObject, mask: mObject, props: ref{18, 2}, nreq: 2},
+	9:/* ChatCompletionModerationError */ {name: ref{348, 29}, kind: kindObject, mask: mObject, props: ref{20, 3}, nreq: 3},
+	10:/* ChatCompletionModerationResults */ {name: ref{388, 31}, kind: kindObject, mask: mObject, props: ref{23, 3}, nreq: 3},
+	11:/* ChatCompletionNamedToolChoice */ {name: ref{431, 29}, kind: kindObject, mask: mObject, props: ref{26, 2}, nreq: 2},
+	12:/* ChatCompletionNamedToolChoiceCustom */ {name: ref{460, 35}, kind: kindObject, mask: mObject, props: ref{28, 2}, nreq: 2},
+	13:/* ChatCompletionRequestAssistantMessage */ {name: ref{495, 37}, kind: kindObject, mask: mObject, props: ref{30, 7}, nreq: 1},
+	14:/* ChatCompletionRequestAssistantMessageContentPart */ {name: ref{578, 48}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{0, 2}},
+	15:/* ChatCompletionRequestDeveloperMessage */ {name: ref{630, 37}, kind: kindObject, mask: mObject, props: ref{37, 3}, nreq: 2},
+	16:/* ChatCompletionRequestFunctionMessage */ {name: ref{667, 36}, kind: kindObject, mask: mObject, props: ref{40, 3}, nreq: 3},
+	17:/* ChatCompletionRequestMessage */ {name: ref{703, 28}, kind: kindTagged, mask: mObject, tag: ref{564, 4}, dflt: -1, cases: ref{2, 4}},
+	18:/* ChatCompletionRequestMessageContentPartAudio */ {name: ref{754, 44}, kind: kindObject, mask: mObject, props: ref{43, 3}, nreq: 2},
+	19:/* ChatCompletionRequestMessageContentPartFile */ {name: ref{832, 43}, kind: kindObject, mask: mObject, props: ref{46, 3}, nreq: 2},
+	20:/* ChatCompletionRequestMessageContentPartImage */ {name: ref{879, 44}, kind: kindObject, mask: mObject, props: ref{49, 3}, nreq: 2},
+	21:/* ChatCompletionRequestMessageContentPartRefusal */ {name: ref{932, 46}, kind: kindObject, mask: mObject, props: ref{52, 2}, nreq: 2},
+	22:/* ChatCompletionRequestMessageContentPartText */ {name: ref{978, 43}, kind: kindObject, mask: mObject, props: ref{54, 3}, nreq: 2},
+	23:/* ChatCompletionRequestSystemMessage */ {name: ref{1021, 34}, kind: kindObject, mask: mObject, props: ref{57, 3}, nreq: 2},
+	24:/* ChatCompletionRequestSystemMessageContentPart */ {name: ref{1055, 45}, kind: kindAlts, mask: mObject, alts: ref{0, 1}},
+	25:/* ChatCompletionRequestToolMessage */ {name: ref{1100, 32}, kind: kindObject, mask: mObject, props: ref{60, 3}, nreq: 3},
+	26:/* ChatCompletionRequestToolMessageContentPart */ {name: ref{1144, 43}, kind: kindAlts, mask: mObject, alts: ref{1, 1}},
+	27:/* ChatCompletionRequestUserMessage */ {name: ref{1187, 32}, kind: kindObject, mask: mObject, props: ref{63, 3}, nreq: 2},
+	28:/* ChatCompletionRequestUserMessageContentPart */ {name: ref{1219, 43}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{6, 4}},
+	29:/* ChatCompletionResponseMessage */ {name: ref{1262, 29}, kind: kindObject, mask: mObject, props: ref{66, 9}, nreq: 3},
+	30:/* ChatCompletionStreamOptions */ {name: ref{1328, 27}, kind: kindObject, mask: mNull | mObject, props: ref{75, 2}},
+	31:/* ChatCompletionStreamResponseDelta */ {name: ref{1387, 33}, kind: kindObject, mask: mObject, props: ref{77, 7}},
+	32:/* ChatCompletionTokenLogprob */ {name: ref{1420, 26}, kind: kindObject, mask: mObject, props: ref{84, 4}, nreq: 4},
+	33:/* ChatCompletionTool */ {name: ref{1475, 18}, kind: kindObject, mask: mObject, props: ref{88, 2}, nreq: 2},
+	34:/* ChatCompletionToolChoiceOption */ {name: ref{1493, 30}, kind: kindAlts, mask: mObject | mString, alts: ref{2, 2}},
+	35:/* CompletionUsage */ {name: ref{1523, 15}, kind: kindObject, mask: mObject, props: ref{90, 5}, nreq: 3},
+	36:/* CreateChatCompletionRequest */ {name: ref{1626, 27}, kind: kindObject, mask: mObject, props: ref{95, 39}, nreq: 2},
+	37:/* CreateChatCompletionResponse */ {name: ref{2045, 28}, kind: kindObject, mask: mObject, props: ref{134, 10}, nreq: 5},
+	38:/* CreateChatCompletionStreamResponse */ {name: ref{2116, 34}, kind: kindObject, mask: mObject, props: ref{144, 10}, nreq: 5},
+	39:/* CreateModelResponseProperties */ {name: ref{2161, 29}, kind: kindObject, mask: mObject, props: ref{154, 9}},
+	40:/* CustomToolChatCompletions */ {name: ref{2190, 25}, kind: kindObject, mask: mObject, props: ref{163, 2}, nreq: 2},
+	41:/* CustomToolChatCompletionsCustomFormatGrammar */ {name: ref{2215, 44}, kind: kindObject, mask: mObject, props: ref{165, 2}, nreq: 2},
+	42:/* CustomToolChatCompletionsCustomFormatText */ {name: ref{2266, 41}, kind: kindObject, mask: mObject, props: ref{167, 1}, nreq: 1},
+	43:/* Error */ {name: ref{2307, 5}, kind: kindObject, mask: mObject, props: ref{168, 4}, nreq: 4},
+	44:/* ErrorResponse */ {name: ref{2317, 13}, kind: kindObject, mask: mObject, props: ref{172, 1}, nreq: 1},
+	45:/* FunctionObject */ {name: ref{2335, 14}, kind: kindObject, mask: mObject, props: ref{173, 4}, nreq: 1},
+	46:/* FunctionParameters */ {name: ref{2355, 18}, kind: kindAny, mask: mAll},
+	47:/* Metadata */ {name: ref{2373, 8}, kind: kindAny, mask: mAll},
+	48:/* ModelIdsShared */ {name: ref{2381, 14}, kind: kindScalar, mask: mString},
+	49:/* ModelResponseProperties */ {name: ref{2395, 23}, kind: kindObject, mask: mObject, props: ref{177, 8}},
+	50:/* ModerationConfigParam */ {name: ref{2418, 21}, kind: kindObject, mask: mObject, props: ref{185, 1}, nreq: 1},
+	51:/* ModerationInputType */ {name: ref{2439, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{0, 2}},
+	52:/* ModerationMode */ {name: ref{2463, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{2, 2}},
+	53:/* ModerationParam */ {name: ref{2487, 15}, kind: kindObject, mask: mObject, props: ref{186, 2}, nreq: 1},
+	54:/* ModerationPolicyParam */ {name: ref{2508, 21}, kind: kindObject, mask: mObject, props: ref{188, 2}},
+	55:/* ModerationResultBody */ {name: ref{2529, 20}, kind: kindObject, mask: mObject, props: ref{190, 6}, nreq: 6},
+	56:/* ParallelToolCalls */ {name: ref{2609, 17}, kind: kindScalar, mask: mBool},
+	57:/* PredictionContent */ {name: ref{2626, 17}, kind: kindObject, mask: mObject, props: ref{196, 2}, nreq: 2},
+	58:/* PromptCacheBreakpointParam */ {name: ref{2643, 26}, kind: kindObject, mask: mObject, props: ref{198, 1}, nreq: 1},
+	59:/* PromptCacheModeEnum */ {name: ref{2669, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{4, 2}},
+	60:/* PromptCacheOptionsParam */ {name: ref{2704, 23}, kind: kindObject, mask: mObject, props: ref{199, 2}},
+	61:/* PromptCacheTTLEnum */ {name: ref{2730, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{6, 1}},
+	62:/* ReasoningEffort */ {name: ref{2751, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{7, 7}},
+	63:/* ResponseFormatJsonObject */ {name: ref{2798, 24}, kind: kindObject, mask: mObject, props: ref{201, 1}, nreq: 1},
+	64:/* ResponseFormatJsonSchema */ {name: ref{2822, 24}, kind: kindObject, mask: mObject, props: ref{202, 2}, nreq: 2},
+	65:/* ResponseFormatJsonSchemaSchema */ {name: ref{2857, 30}, kind: kindAny, mask: mAll},
+	66:/* ResponseFormatText */ {name: ref{2887, 18}, kind: kindObject, mask: mObject, props: ref{204, 1}, nreq: 1},
+	67:/* ResponseModalities */ {name: ref{2905, 18}, kind: kindArray, mask: mArray | mNull, items: 442},
+	68:/* ServiceTier */ {name: ref{2923, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{14, 6}},
+	69:/* StopConfiguration */ {name: ref{2966, 17}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{4, 2}},
+	70:/* Verbosity */ {name: ref{2983, 9}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{20, 3}},
+	71:/* VoiceIdsOrCustomVoice */ {name: ref{2992, 21}, kind: kindAlts, mask: mObject | mString, alts: ref{6, 2}},
+	72:/* VoiceIdsShared */ {name: ref{3013, 14}, kind: kindScalar, mask: mString},
+	73:/* WebSearchContextSize */ {name: ref{3027, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{23, 3}},
+	74:/* WebSearchLocation */ {name: ref{3047, 17}, kind: kindObject, mask: mObject, props: ref{205, 4}},
+	75:/* ChatCompletionAllowedTools/properties/mode */ {name: ref{3089, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{26, 2}},
+	76:/* ChatCompletionAllowedTools/properties/tools */ {name: ref{3139, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 77},
+	77:/* ChatCompletionAllowedTools/properties/tools/items */ {name: ref{3182, 49}, kind: kindAny, mask: mAll},
+	78:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools */ {name: ref{3231, 57}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{8, 2}},
+	79:/* ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1 */ {name: ref{3288, 65}, kind: kindScalar, mask: mNull},
+	80:/* ChatCompletionAllowedToolsChoice/properties/type */ {name: ref{3353, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{28, 1}},
+	81:/* ChatCompletionFunctionCallOption/properties/name */ {name: ref{3401, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	82:/* ChatCompletionFunctions/properties/description */ {name: ref{3449, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	83:/* ChatCompletionFunctions/properties/name */ {name: ref{3495, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	84:/* ChatCompletionFunctions/properties/parameters */ {name: ref{3534, 45}, kind: kindAny, mask: mAll},
+	85:/* ChatCompletionMessageCustomToolCall/properties/custom */ {name: ref{3579, 53}, kind: kindObject, mask: mNull | mObject, props: ref{209, 2}, nonull: true, nreq: 2},
+	86:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/input */ {name: ref{3632, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	87:/* ChatCompletionMessageCustomToolCall/properties/custom/properties/name */ {name: ref{3702, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	88:/* ChatCompletionMessageCustomToolCall/properties/id */ {name: ref{3771, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	89:/* ChatCompletionMessageCustomToolCall/properties/type */ {name: ref{3820, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{29, 1}},
+	90:/* ChatCompletionMessageToolCall/properties/function */ {name: ref{3871, 49}, kind: kindObject, mask: mNull | mObject, props: ref{211, 2}, nonull: true, nreq: 2},
+	91:/* ChatCompletionMessageToolCall/properties/function/properties/arguments */ {name: ref{3929, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	92:/* ChatCompletionMessageToolCall/properties/function/properties/name */ {name: ref{3999, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	93:/* ChatCompletionMessageToolCall/properties/id */ {name: ref{4064, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	94:/* ChatCompletionMessageToolCall/properties/type */ {name: ref{4107, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{30, 1}},
+	95:/* ChatCompletionMessageToolCallChunk/properties/function */ {name: ref{4152, 54}, kind: kindObject, mask: mNull | mObject, props: ref{213, 2}, nonull: true},
+	96:/* ChatCompletionMessageToolCallChunk/properties/function/properties/arguments */ {name: ref{4206, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	97:/* ChatCompletionMessageToolCallChunk/properties/function/properties/name */ {name: ref{4281, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	98:/* ChatCompletionMessageToolCallChunk/properties/id */ {name: ref{4351, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	99:/* ChatCompletionMessageToolCallChunk/properties/index */ {name: ref{4399, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	100:/* ChatCompletionMessageToolCallChunk/properties/type */ {name: ref{4450, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{31, 1}},
+	101:/* ChatCompletionMessageToolCalls/items */ {name: ref{4500, 36}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{10, 2}},
+	102:/* ChatCompletionModeration/properties/input */ {name: ref{4536, 41}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{12, 2}},
+	103:/* ChatCompletionModeration/properties/output */ {name: ref{4595, 42}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{14, 2}},
+	104:/* ChatCompletionModerationError/properties/code */ {name: ref{4637, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	105:/* ChatCompletionModerationError/properties/message */ {name: ref{4682, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	106:/* ChatCompletionModerationError/properties/type */ {name: ref{4730, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{32, 1}},
+	107:/* ChatCompletionModerationResults/properties/model */ {name: ref{4775, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	108:/* ChatCompletionModerationResults/properties/results */ {name: ref{4823, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 55},
+	109:/* ChatCompletionModerationResults/properties/type */ {name: ref{4873, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{33, 1}},
+	110:/* ChatCompletionNamedToolChoice/properties/function */ {name: ref{4920, 49}, kind: kindObject, mask: mNull | mObject, props: ref{215, 1}, nonull: true, nreq: 1},
+	111:/* ChatCompletionNamedToolChoice/properties/function/properties/name */ {name: ref{4969, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	112:/* ChatCompletionNamedToolChoice/properties/type */ {name: ref{5034, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{34, 1}},
+	113:/* ChatCompletionNamedToolChoiceCustom/properties/custom */ {name: ref{5079, 53}, kind: kindObject, mask: mNull | mObject, props: ref{216, 1}, nonull: true, nreq: 1},
+	114:/* ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name */ {name: ref{5132, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	115:/* ChatCompletionNamedToolChoiceCustom/properties/type */ {name: ref{5201, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{35, 1}},
+	116:/* ChatCompletionRequestAssistantMessage/properties/audio */ {name: ref{5252, 54}, kind: kindAlts, mask: mNull | mObject, alts: ref{10, 2}},
+	117:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0 */ {name: ref{5306, 62}, kind: kindObject, mask: mObject, props: ref{217, 1}, nreq: 1},
+	118:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id */ {name: ref{5368, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	119:/* ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1 */ {name: ref{5444, 62}, kind: kindScalar, mask: mNull},
+	120:/* ChatCompletionRequestAssistantMessage/properties/content */ {name: ref{5506, 56}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{12, 2}},
+	121:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0 */ {name: ref{5562, 64}, kind: kindAlts, mask: mArray | mString, alts: ref{14, 2}},
+	122:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0 */ {name: ref{5626, 72}, kind: kindScalar, mask: mString},
+	123:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1 */ {name: ref{5698, 72}, kind: kindArray, mask: mArray, items: 14},
+	124:/* ChatCompletionRequestAssistantMessage/properties/content/anyOf/1 */ {name: ref{5770, 64}, kind: kindScalar, mask: mNull},
+	125:/* ChatCompletionRequestAssistantMessage/properties/function_call */ {name: ref{5834, 62}, kind: kindAlts, mask: mNull | mObject, alts: ref{16, 2}},
+	126:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0 */ {name: ref{5896, 70}, kind: kindObject, mask: mObject, props: ref{218, 2}, nreq: 2},
+	127:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments */ {name: ref{5966, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	128:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name */ {name: ref{6057, 86}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	129:/* ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1 */ {name: ref{6143, 70}, kind: kindScalar, mask: mNull},
+	130:/* ChatCompletionRequestAssistantMessage/properties/name */ {name: ref{6213, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	131:/* ChatCompletionRequestAssistantMessage/properties/refusal */ {name: ref{6266, 56}, kind: kindAlts, mask: mNull | mString, alts: ref{18, 2}},
+	132:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0 */ {name: ref{6322, 64}, kind: kindScalar, mask: mString},
+	133:/* ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1 */ {name: ref{6386, 64}, kind: kindScalar, mask: mNull},
+	134:/* ChatCompletionRequestAssistantMessage/properties/role */ {name: ref{6450, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{36, 1}},
+	135:/* ChatCompletionRequestAssistantMessage/properties/tool_calls */ {name: ref{6503, 59}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{20, 2}},
+	136:/* ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1 */ {name: ref{6562, 67}, kind: kindScalar, mask: mNull},
+	137:/* ChatCompletionRequestDeveloperMessage/properties/content */ {name: ref{6629, 56}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{22, 3}},
+	138:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0 */ {name: ref{6685, 64}, kind: kindScalar, mask: mString},
+	139:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1 */ {name: ref{6749, 64}, kind: kindArray, mask: mArray, items: 22},
+	140:/* ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2 */ {name: ref{6813, 64}, kind: kindScalar, mask: mNull},
+	141:/* ChatCompletionRequestDeveloperMessage/properties/name */ {name: ref{6877, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	142:/* ChatCompletionRequestDeveloperMessage/properties/role */ {name: ref{6930, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{37, 1}},
+	143:/* ChatCompletionRequestFunctionMessage/properties/content */ {name: ref{6992, 55}, kind: kindAlts, mask: mNull | mString, alts: ref{25, 2}},
+	144:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/0 */ {name: ref{7047, 63}, kind: kindScalar, mask: mString},
+	145:/* ChatCompletionRequestFunctionMessage/properties/content/anyOf/1 */ {name: ref{7110, 63}, kind: kindScalar, mask: mNull},
+	146:/* ChatCompletionRequestFunctionMessage/properties/name */ {name: ref{7173, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	147:/* ChatCompletionRequestFunctionMessage/properties/role */ {name: ref{7225, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{38, 1}},
+	148:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio */ {name: ref{7277, 67}, kind: kindObject, mask: mNull | mObject, props: ref{220, 2}, nonull: true, nreq: 2},
+	149:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data */ {name: ref{7354, 83}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	150:/* ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format */ {name: ref{7437, 85}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{39, 2}},
+	151:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint */ {name: ref{7528, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{27, 2}},
+	152:/* ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{7607, 87}, kind: kindScalar, mask: mNull},
+	153:/* ChatCompletionRequestMessageContentPartAudio/properties/type */ {name: ref{7694, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{41, 1}},
+	154:/* ChatCompletionRequestMessageContentPartFile/properties/file */ {name: ref{7754, 59}, kind: kindObject, mask: mNull | mObject, props: ref{222, 3}, nonull: true},
+	155:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data */ {name: ref{7837, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	156:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id */ {name: ref{7917, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	157:/* ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename */ {name: ref{7995, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	158:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint */ {name: ref{8074, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{29, 2}},
+	159:/* ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{8152, 86}, kind: kindScalar, mask: mNull},
+	160:/* ChatCompletionRequestMessageContentPartFile/properties/type */ {name: ref{8238, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{42, 1}},
+	161:/* ChatCompletionRequestMessageContentPartImage/properties/image_url */ {name: ref{8297, 65}, kind: kindObject, mask: mNull | mObject, props: ref{225, 2}, nonull: true, nreq: 1},
+	162:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail */ {name: ref{8371, 83}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{43, 3}},
+	163:/* ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url */ {name: ref{8454, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	164:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint */ {name: ref{8534, 79}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{31, 2}},
+	165:/* ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{8613, 87}, kind: kindScalar, mask: mNull},
+	166:/* ChatCompletionRequestMessageContentPartImage/properties/type */ {name: ref{8700, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{46, 1}},
+	167:/* ChatCompletionRequestMessageContentPartRefusal/properties/refusal */ {name: ref{8760, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	168:/* ChatCompletionRequestMessageContentPartRefusal/properties/type */ {name: ref{8825, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{47, 1}},
+	169:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint */ {name: ref{8887, 78}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{33, 2}},
+	170:/* ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1 */ {name: ref{8965, 86}, kind: kindScalar, mask: mNull},
+	171:/* ChatCompletionRequestMessageContentPartText/properties/text */ {name: ref{9051, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	172:/* ChatCompletionRequestMessageContentPartText/properties/type */ {name: ref{9110, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{48, 1}},
+	173:/* ChatCompletionRequestSystemMessage/properties/content */ {name: ref{9169, 53}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{35, 3}},
+	174:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/0 */ {name: ref{9222, 61}, kind: kindScalar, mask: mString},
+	175:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/1 */ {name: ref{9283, 61}, kind: kindArray, mask: mArray, items: 24},
+	176:/* ChatCompletionRequestSystemMessage/properties/content/oneOf/2 */ {name: ref{9344, 61}, kind: kindScalar, mask: mNull},
+	177:/* ChatCompletionRequestSystemMessage/properties/name */ {name: ref{9405, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	178:/* ChatCompletionRequestSystemMessage/properties/role */ {name: ref{9455, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{49, 1}},
+	179:/* ChatCompletionRequestToolMessage/properties/content */ {name: ref{9505, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{38, 3}},
+	180:/* ChatCompletionRequestToolMessage/properties/content/oneOf/0 */ {name: ref{9556, 59}, kind: kindScalar, mask: mString},
+	181:/* ChatCompletionRequestToolMessage/properties/content/oneOf/1 */ {name: ref{9615, 59}, kind: kindArray, mask: mArray, items: 26},
+	182:/* ChatCompletionRequestToolMessage/properties/content/oneOf/2 */ {name: ref{9674, 59}, kind: kindScalar, mask: mNull},
+	183:/* ChatCompletionRequestToolMessage/properties/role */ {name: ref{9733, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{50, 1}},
+	184:/* ChatCompletionRequestToolMessage/properties/tool_call_id */ {name: ref{9781, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	185:/* ChatCompletionRequestUserMessage/properties/content */ {name: ref{9837, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{41, 3}},
+	186:/* ChatCompletionRequestUserMessage/properties/content/oneOf/0 */ {name: ref{9888, 59}, kind: kindScalar, mask: mString},
+	187:/* ChatCompletionRequestUserMessage/properties/content/oneOf/1 */ {name: ref{9947, 59}, kind: kindArray, mask: mArray, items: 28},
+	188:/* ChatCompletionRequestUserMessage/properties/content/oneOf/2 */ {name: ref{10006, 59}, kind: kindScalar, mask: mNull},
+	189:/* ChatCompletionRequestUserMessage/properties/name */ {name: ref{10065, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	190:/* ChatCompletionRequestUserMessage/properties/role */ {name: ref{10113, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{51, 1}},
+	191:/* ChatCompletionResponseMessage/properties/annotations */ {name: ref{10161, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 192},
+	192:/* ChatCompletionResponseMessage/properties/annotations/items */ {name: ref{10213, 58}, kind: kindObject, mask: mObject, props: ref{227, 2}, nreq: 2},
+	193:/* ChatCompletionResponseMessage/properties/annotations/items/properties/type */ {name: ref{10283, 74}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{52, 1}},
+	194:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation */ {name: ref{10357, 82}, kind: kindObject, mask: mNull | mObject, props: ref{229, 4}, nonull: true, nreq: 4},
+	195:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index */ {name: ref{10464, 103}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	196:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index */ {name: ref{10567, 105}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	197:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title */ {name: ref{10672, 99}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	198:/* ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url */ {name: ref{10771, 97}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	199:/* ChatCompletionResponseMessage/properties/audio */ {name: ref{10868, 46}, kind: kindAlts, mask: mNull | mObject, alts: ref{44, 2}},
+	200:/* ChatCompletionResponseMessage/properties/audio/anyOf/0 */ {name: ref{10914, 54}, kind: kindObject, mask: mObject, props: ref{233, 4}, nreq: 4},
+	201:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data */ {name: ref{10988, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	202:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at */ {name: ref{11058, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	203:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id */ {name: ref{11134, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	204:/* ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript */ {name: ref{11202, 76}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	205:/* ChatCompletionResponseMessage/properties/audio/anyOf/1 */ {name: ref{11278, 54}, kind: kindScalar, mask: mNull},
+	206:/* ChatCompletionResponseMessage/properties/content */ {name: ref{11332, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{46, 2}},
+	207:/* ChatCompletionResponseMessage/properties/content/anyOf/0 */ {name: ref{11380, 56}, kind: kindScalar, mask: mString},
+	208:/* ChatCompletionResponseMessage/properties/content/anyOf/1 */ {name: ref{11436, 56}, kind: kindScalar, mask: mNull},
+	209:/* ChatCompletionResponseMessage/properties/function_call */ {name: ref{11492, 54}, kind: kindObject, mask: mNull | mObject, props: ref{237, 2}, nonull: true, nreq: 2},
+	210:/* ChatCompletionResponseMessage/properties/function_call/properties/arguments */ {name: ref{11546, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	211:/* ChatCompletionResponseMessage/properties/function_call/properties/name */ {name: ref{11621, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	212:/* ChatCompletionResponseMessage/properties/reasoning */ {name: ref{11691, 50}, kind: kindScalar, mask: mNull | mString},
+	213:/* ChatCompletionResponseMessage/properties/reasoning_content */ {name: ref{11741, 58}, kind: kindScalar, mask: mNull | mString},
+	214:/* ChatCompletionResponseMessage/properties/refusal */ {name: ref{11799, 48}, kind: kindAlts, mask: mNull | mString, alts: ref{48, 2}},
+	215:/* ChatCompletionResponseMessage/properties/refusal/anyOf/0 */ {name: ref{11847, 56}, kind: kindScalar, mask: mString},
+	216:/* ChatCompletionResponseMessage/properties/refusal/anyOf/1 */ {name: ref{11903, 56}, kind: kindScalar, mask: mNull},
+	217:/* ChatCompletionResponseMessage/properties/role */ {name: ref{11959, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{53, 1}},
+	218:/* ChatCompletionResponseMessage/properties/tool_calls */ {name: ref{12004, 51}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{50, 2}},
+	219:/* ChatCompletionResponseMessage/properties/tool_calls/anyOf/1 */ {name: ref{12055, 59}, kind: kindScalar, mask: mNull},
+	220:/* ChatCompletionStreamOptions/properties/include_obfuscation */ {name: ref{12114, 58}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	221:/* ChatCompletionStreamOptions/properties/include_usage */ {name: ref{12172, 52}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	222:/* ChatCompletionStreamResponseDelta/properties/content */ {name: ref{12224, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{52, 2}},
+	223:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/0 */ {name: ref{12276, 60}, kind: kindScalar, mask: mString},
+	224:/* ChatCompletionStreamResponseDelta/properties/content/anyOf/1 */ {name: ref{12336, 60}, kind: kindScalar, mask: mNull},
+	225:/* ChatCompletionStreamResponseDelta/properties/function_call */ {name: ref{12396, 58}, kind: kindObject, mask: mNull | mObject, props: ref{239, 2}, nonull: true},
+	226:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments */ {name: ref{12454, 79}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	227:/* ChatCompletionStreamResponseDelta/properties/function_call/properties/name */ {name: ref{12533, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	228:/* ChatCompletionStreamResponseDelta/properties/reasoning */ {name: ref{12607, 54}, kind: kindScalar, mask: mNull | mString},
+	229:/* ChatCompletionStreamResponseDelta/properties/reasoning_content */ {name: ref{12661, 62}, kind: kindScalar, mask: mNull | mString},
+	230:/* ChatCompletionStreamResponseDelta/properties/refusal */ {name: ref{12723, 52}, kind: kindAlts, mask: mNull | mString, alts: ref{54, 2}},
+	231:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0 */ {name: ref{12775, 60}, kind: kindScalar, mask: mString},
+	232:/* ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1 */ {name: ref{12835, 60}, kind: kindScalar, mask: mNull},
+	233:/* ChatCompletionStreamResponseDelta/properties/role */ {name: ref{12895, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{54, 5}},
+	234:/* ChatCompletionStreamResponseDelta/properties/tool_calls */ {name: ref{12944, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 6},
+	235:/* ChatCompletionTokenLogprob/properties/bytes */ {name: ref{12999, 43}, kind: kindAlts, mask: mArray | mNull, alts: ref{56, 2}},
+	236:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0 */ {name: ref{13042, 51}, kind: kindArray, mask: mArray, items: 237},
+	237:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items */ {name: ref{13093, 57}, kind: kindScalar, mask: mInteger},
+	238:/* ChatCompletionTokenLogprob/properties/bytes/anyOf/1 */ {name: ref{13150, 51}, kind: kindScalar, mask: mNull},
+	239:/* ChatCompletionTokenLogprob/properties/logprob */ {name: ref{13201, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	240:/* ChatCompletionTokenLogprob/properties/token */ {name: ref{13246, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	241:/* ChatCompletionTokenLogprob/properties/top_logprobs */ {name: ref{13289, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 242},
+	242:/* ChatCompletionTokenLogprob/properties/top_logprobs/items */ {name: ref{13339, 56}, kind: kindObject, mask: mObject, props: ref{241, 3}, nreq: 3},
+	243:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{13395, 73}, kind: kindAlts, mask: mArray | mNull, alts: ref{58, 2}},
+	244:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0 */ {name: ref{13468, 81}, kind: kindArray, mask: mArray, items: 245},
+	245:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items */ {name: ref{13549, 87}, kind: kindScalar, mask: mInteger},
+	246:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1 */ {name: ref{13636, 81}, kind: kindScalar, mask: mNull},
+	247:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{13717, 75}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	248:/* ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{13792, 73}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	249:/* ChatCompletionTool/properties/function */ {name: ref{13865, 38}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{60, 2}},
+	250:/* ChatCompletionTool/properties/function/anyOf/1 */ {name: ref{13903, 46}, kind: kindScalar, mask: mNull},
+	251:/* ChatCompletionTool/properties/type */ {name: ref{13949, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{59, 1}},
+	252:/* ChatCompletionToolChoiceOption/oneOf/0 */ {name: ref{13983, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{60, 3}},
+	253:/* ChatCompletionToolChoiceOption/oneOf/1 */ {name: ref{14021, 38}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{16, 3}},
+	254:/* CompletionUsage/properties/completion_tokens */ {name: ref{14059, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	255:/* CompletionUsage/properties/completion_tokens_details */ {name: ref{14103, 52}, kind: kindObject, mask: mNull | mObject, props: ref{244, 5}, nonull: true},
+	256:/* CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{14246, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	257:/* CompletionUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{14336, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	258:/* CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{14412, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	259:/* CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{14492, 90}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	260:/* CompletionUsage/properties/completion_tokens_details/properties/text_tokens */ {name: ref{14582, 75}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	261:/* CompletionUsage/properties/prompt_tokens */ {name: ref{14657, 40}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	262:/* CompletionUsage/properties/prompt_tokens_details */ {name: ref{14697, 48}, kind: kindObject, mask: mNull | mObject, props: ref{249, 5}, nonull: true},
+	263:/* CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{14788, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	264:/* CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{14860, 78}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	265:/* CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{14938, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	266:/* CompletionUsage/properties/prompt_tokens_details/properties/image_tokens */ {name: ref{15011, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	267:/* CompletionUsage/properties/prompt_tokens_details/properties/text_tokens */ {name: ref{15083, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	268:/* CompletionUsage/properties/total_tokens */ {name: ref{15154, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	269:/* CreateChatCompletionRequest/properties/enable_thinking */ {name: ref{15193, 54}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	270:/* CreateChatCompletionRequest/properties/thinking_budget */ {name: ref{15247, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	271:/* CreateModelResponseProperties/properties/metadata */ {name: ref{15301, 49}, kind: kindAny, mask: mAll},
+	272:/* CreateModelResponseProperties/properties/prompt_cache_key */ {name: ref{15350, 57}, kind: kindAlts, mask: mNull | mString, alts: ref{62, 2}},
+	273:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0 */ {name: ref{15407, 65}, kind: kindScalar, mask: mString},
+	274:/* CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1 */ {name: ref{15472, 65}, kind: kindScalar, mask: mNull},
+	275:/* CreateModelResponseProperties/properties/prompt_cache_options */ {name: ref{15537, 61}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{64, 2}},
+	276:/* CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1 */ {name: ref{15598, 69}, kind: kindScalar, mask: mNull},
+	277:/* CreateModelResponseProperties/properties/prompt_cache_retention */ {name: ref{15667, 63}, kind: kindAlts, mask: mNull | mString, alts: ref{66, 2}},
+	278:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0 */ {name: ref{15730, 71}, kind: kindScalar, mask: mString, enum: true, values: ref{63, 2}},
+	279:/* CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1 */ {name: ref{15813, 71}, kind: kindScalar, mask: mNull},
+	280:/* CreateModelResponseProperties/properties/safety_identifier */ {name: ref{15884, 58}, kind: kindAlts, mask: mNull | mString, alts: ref{68, 2}},
+	281:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/0 */ {name: ref{15942, 66}, kind: kindScalar, mask: mString},
+	282:/* CreateModelResponseProperties/properties/safety_identifier/anyOf/1 */ {name: ref{16008, 66}, kind: kindScalar, mask: mNull},
+	283:/* CreateModelResponseProperties/properties/temperature */ {name: ref{16074, 52}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{70, 2}},
+	284:/* CreateModelResponseProperties/properties/temperature/anyOf/0 */ {name: ref{16126, 60}, kind: kindScalar, mask: mInteger | mNumber},
+	285:/* CreateModelResponseProperties/properties/temperature/anyOf/1 */ {name: ref{16186, 60}, kind: kindScalar, mask: mNull},
+	286:/* CreateModelResponseProperties/properties/top_logprobs */ {name: ref{16246, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	287:/* CreateModelResponseProperties/properties/top_p */ {name: ref{16299, 46}, kind: kindAlts, mask: mInteger | mNull | mNumber, alts: ref{72, 2}},
+	288:/* CreateModelResponseProperties/properties/top_p/anyOf/0 */ {name: ref{16345, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	289:/* CreateModelResponseProperties/properties/top_p/anyOf/1 */ {name: ref{16399, 54}, kind: kindScalar, mask: mNull},
+	290:/* CreateModelResponseProperties/properties/user */ {name: ref{16453, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	291:/* CreateChatCompletionRequest/allOf/1/properties/audio */ {name: ref{16498, 52}, kind: kindObject, mask: mNull | mObject, props: ref{254, 2}, nreq: 2},
+	292:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/format */ {name: ref{16555, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{65, 6}},
+	293:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice */ {name: ref{16641, 69}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{74, 2}},
+	294:/* CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1 */ {name: ref{16710, 77}, kind: kindScalar, mask: mNull},
+	295:/* CreateChatCompletionRequest/allOf/1/properties/frequency_penalty */ {name: ref{16787, 64}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	296:/* CreateChatCompletionRequest/allOf/1/properties/function_call */ {name: ref{16851, 60}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{76, 3}},
+	297:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0 */ {name: ref{16911, 68}, kind: kindScalar, mask: mString, enum: true, values: ref{71, 2}},
+	298:/* CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2 */ {name: ref{16979, 68}, kind: kindScalar, mask: mNull},
+	299:/* CreateChatCompletionRequest/allOf/1/properties/functions */ {name: ref{17047, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 3},
+	300:/* CreateChatCompletionRequest/allOf/1/properties/logit_bias */ {name: ref{17103, 57}, kind: kindAny, mask: mAll},
+	301:/* CreateChatCompletionRequest/allOf/1/properties/logprobs */ {name: ref{17160, 55}, kind: kindScalar, mask: mBool | mNull},
+	302:/* CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens */ {name: ref{17215, 68}, kind: kindScalar, mask: mInteger | mNull},
+	303:/* CreateChatCompletionRequest/allOf/1/properties/max_tokens */ {name: ref{17283, 57}, kind: kindScalar, mask: mInteger | mNull},
+	304:/* CreateChatCompletionRequest/allOf/1/properties/messages */ {name: ref{17340, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 17},
+	305:/* CreateChatCompletionRequest/allOf/1/properties/model */ {name: ref{17395, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{79, 2}},
+	306:/* CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1 */ {name: ref{17447, 60}, kind: kindScalar, mask: mNull},
+	307:/* CreateChatCompletionRequest/allOf/1/properties/moderation */ {name: ref{17507, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{81, 2}},
+	308:/* CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1 */ {name: ref{17564, 65}, kind: kindScalar, mask: mNull},
+	309:/* CreateChatCompletionRequest/allOf/1/properties/n */ {name: ref{17629, 48}, kind: kindScalar, mask: mInteger | mNull},
+	310:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls */ {name: ref{17677, 66}, kind: kindAlts, mask: mBool | mNull, nonull: true, alts: ref{83, 2}},
+	311:/* CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1 */ {name: ref{17743, 74}, kind: kindScalar, mask: mNull},
+	312:/* CreateChatCompletionRequest/allOf/1/properties/prediction */ {name: ref{17817, 57}, kind: kindAlts, mask: mNull | mObject, alts: ref{85, 2}},
+	313:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0 */ {name: ref{17874, 65}, kind: kindAlts, mask: mObject, alts: ref{87, 1}},
+	314:/* CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1 */ {name: ref{17939, 65}, kind: kindScalar, mask: mNull},
+	315:/* CreateChatCompletionRequest/allOf/1/properties/presence_penalty */ {name: ref{18004, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	316:/* CreateChatCompletionRequest/allOf/1/properties/response_format */ {name: ref{18067, 62}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{19, 3}},
+	317:/* CreateChatCompletionRequest/allOf/1/properties/seed */ {name: ref{18140, 51}, kind: kindScalar, mask: mInteger | mNull},
+	318:/* CreateChatCompletionRequest/allOf/1/properties/stop */ {name: ref{18191, 51}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{88, 2}},
+	319:/* CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1 */ {name: ref{18242, 59}, kind: kindScalar, mask: mNull},
+	320:/* CreateChatCompletionRequest/allOf/1/properties/store */ {name: ref{18301, 52}, kind: kindScalar, mask: mBool | mNull},
+	321:/* CreateChatCompletionRequest/allOf/1/properties/stream */ {name: ref{18353, 53}, kind: kindScalar, mask: mBool | mNull},
+	322:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice */ {name: ref{18406, 58}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{90, 2}},
+	323:/* CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1 */ {name: ref{18464, 66}, kind: kindScalar, mask: mNull},
+	324:/* CreateChatCompletionRequest/allOf/1/properties/tools */ {name: ref{18530, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 325},
+	325:/* CreateChatCompletionRequest/allOf/1/properties/tools/items */ {name: ref{18582, 58}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{22, 2}},
+	326:/* CreateChatCompletionRequest/allOf/1/properties/top_logprobs */ {name: ref{18640, 59}, kind: kindScalar, mask: mInteger | mNull},
+	327:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options */ {name: ref{18699, 65}, kind: kindObject, mask: mNull | mObject, props: ref{256, 2}, nonull: true},
+	328:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size */ {name: ref{18796, 96}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{92, 2}},
+	329:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1 */ {name: ref{18892, 104}, kind: kindScalar, mask: mNull},
+	330:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location */ {name: ref{18996, 90}, kind: kindObject, mask: mNull | mObject, props: ref{258, 2}, nreq: 2},
+	331:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate */ {name: ref{19097, 113}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{94, 2}},
+	332:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1 */ {name: ref{19210, 121}, kind: kindScalar, mask: mNull},
+	333:/* CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type */ {name: ref{19331, 106}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{73, 1}},
+	334:/* CreateChatCompletionResponse/properties/choices */ {name: ref{19437, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 335},
+	335:/* CreateChatCompletionResponse/properties/choices/items */ {name: ref{19484, 53}, kind: kindObject, mask: mObject, props: ref{260, 4}, nreq: 4},
+	336:/* CreateChatCompletionResponse/properties/choices/items/properties/finish_reason */ {name: ref{19550, 78}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{74, 5}},
+	337:/* CreateChatCompletionResponse/properties/choices/items/properties/index */ {name: ref{19648, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	338:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs */ {name: ref{19718, 73}, kind: kindAlts, mask: mNull | mObject, alts: ref{96, 2}},
+	339:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0 */ {name: ref{19791, 81}, kind: kindObject, mask: mObject, props: ref{264, 2}, nreq: 2},
+	340:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content */ {name: ref{19872, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{98, 2}},
+	341:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0 */ {name: ref{19972, 108}, kind: kindArray, mask: mArray, items: 32},
+	342:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1 */ {name: ref{20080, 108}, kind: kindScalar, mask: mNull},
+	343:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal */ {name: ref{20188, 100}, kind: kindAlts, mask: mArray | mNull, alts: ref{100, 2}},
+	344:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0 */ {name: ref{20288, 108}, kind: kindArray, mask: mArray, items: 32},
+	345:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1 */ {name: ref{20396, 108}, kind: kindScalar, mask: mNull},
+	346:/* CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1 */ {name: ref{20504, 81}, kind: kindScalar, mask: mNull},
+	347:/* CreateChatCompletionResponse/properties/choices/items/properties/message */ {name: ref{20585, 72}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{102, 2}},
+	348:/* CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1 */ {name: ref{20657, 80}, kind: kindScalar, mask: mNull},
+	349:/* CreateChatCompletionResponse/properties/created */ {name: ref{20737, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	350:/* CreateChatCompletionResponse/properties/id */ {name: ref{20784, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	351:/* CreateChatCompletionResponse/properties/metadata */ {name: ref{20826, 48}, kind: kindAny, mask: mAll},
+	352:/* CreateChatCompletionResponse/properties/model */ {name: ref{20874, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	353:/* CreateChatCompletionResponse/properties/moderation */ {name: ref{20919, 50}, kind: kindAlts, mask: mNull | mObject, alts: ref{104, 2}},
+	354:/* CreateChatCompletionResponse/properties/moderation/anyOf/1 */ {name: ref{20969, 58}, kind: kindScalar, mask: mNull},
+	355:/* CreateChatCompletionResponse/properties/object */ {name: ref{21027, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{79, 1}},
+	356:/* CreateChatCompletionResponse/properties/system_fingerprint */ {name: ref{21088, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	357:/* CreateChatCompletionResponse/properties/usage */ {name: ref{21146, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{106, 2}},
+	358:/* CreateChatCompletionResponse/properties/usage/anyOf/1 */ {name: ref{21191, 53}, kind: kindScalar, mask: mNull},
+	359:/* CreateChatCompletionStreamResponse/properties/choices */ {name: ref{21244, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 360},
+	360:/* CreateChatCompletionStreamResponse/properties/choices/items */ {name: ref{21297, 59}, kind: kindObject, mask: mObject, props: ref{266, 4}, nreq: 3},
+	361:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta */ {name: ref{21361, 76}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{108, 2}},
+	362:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1 */ {name: ref{21437, 84}, kind: kindScalar, mask: mNull},
+	363:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason */ {name: ref{21521, 84}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{80, 5}},
+	364:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/index */ {name: ref{21605, 76}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	365:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs */ {name: ref{21681, 79}, kind: kindObject, mask: mNull | mObject, props: ref{270, 2}, nreq: 2},
+	366:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content */ {name: ref{21760, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	367:/* CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal */ {name: ref{21858, 98}, kind: kindArray, mask: mArray | mNull, items: 32},
+	368:/* CreateChatCompletionStreamResponse/properties/created */ {name: ref{21956, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	369:/* CreateChatCompletionStreamResponse/properties/id */ {name: ref{22009, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	370:/* CreateChatCompletionStreamResponse/properties/model */ {name: ref{22057, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	371:/* CreateChatCompletionStreamResponse/properties/moderation */ {name: ref{22108, 56}, kind: kindAlts, mask: mNull | mObject, alts: ref{110, 2}},
+	372:/* CreateChatCompletionStreamResponse/properties/moderation/anyOf/1 */ {name: ref{22164, 64}, kind: kindScalar, mask: mNull},
+	373:/* CreateChatCompletionStreamResponse/properties/obfuscation */ {name: ref{22228, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	374:/* CreateChatCompletionStreamResponse/properties/object */ {name: ref{22285, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{85, 1}},
+	375:/* CreateChatCompletionStreamResponse/properties/system_fingerprint */ {name: ref{22358, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	376:/* CreateChatCompletionStreamResponse/properties/usage */ {name: ref{22422, 51}, kind: kindAlts, mask: mNull | mObject, alts: ref{112, 2}},
+	377:/* CreateChatCompletionStreamResponse/properties/usage/anyOf/1 */ {name: ref{22473, 59}, kind: kindScalar, mask: mNull},
+	378:/* CustomToolChatCompletions/properties/custom */ {name: ref{22532, 43}, kind: kindObject, mask: mNull | mObject, props: ref{272, 3}, nonull: true, nreq: 1},
+	379:/* CustomToolChatCompletions/properties/custom/properties/description */ {name: ref{22575, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	380:/* CustomToolChatCompletions/properties/custom/properties/format */ {name: ref{22641, 61}, kind: kindTagged, mask: mObject, tag: ref{80, 4}, dflt: -1, cases: ref{24, 2}},
+	381:/* CustomToolChatCompletions/properties/custom/properties/name */ {name: ref{22702, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	382:/* CustomToolChatCompletions/properties/type */ {name: ref{22761, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{86, 1}},
+	383:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar */ {name: ref{22802, 63}, kind: kindObject, mask: mNull | mObject, props: ref{275, 2}, nonull: true, nreq: 2},
+	384:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition */ {name: ref{22881, 85}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	385:/* CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax */ {name: ref{22966, 81}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{87, 2}},
+	386:/* CustomToolChatCompletionsCustomFormatGrammar/properties/type */ {name: ref{23056, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{89, 1}},
+	387:/* CustomToolChatCompletionsCustomFormatText/properties/type */ {name: ref{23116, 57}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{90, 1}},
+	388:/* Error/properties/code */ {name: ref{23173, 21}, kind: kindAlts, mask: mNull | mString, alts: ref{114, 2}},
+	389:/* Error/properties/code/anyOf/0 */ {name: ref{23194, 29}, kind: kindScalar, mask: mString},
+	390:/* Error/properties/code/anyOf/1 */ {name: ref{23223, 29}, kind: kindScalar, mask: mNull},
+	391:/* Error/properties/message */ {name: ref{23252, 24}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	392:/* Error/properties/param */ {name: ref{23276, 22}, kind: kindAlts, mask: mNull | mString, alts: ref{116, 2}},
+	393:/* Error/properties/param/anyOf/0 */ {name: ref{23298, 30}, kind: kindScalar, mask: mString},
+	394:/* Error/properties/param/anyOf/1 */ {name: ref{23328, 30}, kind: kindScalar, mask: mNull},
+	395:/* Error/properties/type */ {name: ref{23358, 21}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	396:/* ErrorResponse/properties/error */ {name: ref{23379, 30}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{118, 2}},
+	397:/* ErrorResponse/properties/error/anyOf/1 */ {name: ref{23409, 38}, kind: kindScalar, mask: mNull},
+	398:/* FunctionObject/properties/description */ {name: ref{23447, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	399:/* FunctionObject/properties/name */ {name: ref{23484, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	400:/* FunctionObject/properties/parameters */ {name: ref{23514, 36}, kind: kindAny, mask: mAll},
+	401:/* FunctionObject/properties/strict */ {name: ref{23550, 32}, kind: kindAlts, mask: mBool | mNull, alts: ref{120, 2}},
+	402:/* FunctionObject/properties/strict/anyOf/0 */ {name: ref{23582, 40}, kind: kindScalar, mask: mBool},
+	403:/* FunctionObject/properties/strict/anyOf/1 */ {name: ref{23622, 40}, kind: kindScalar, mask: mNull},
+	404:/* ModelResponseProperties/properties/top_logprobs */ {name: ref{23662, 47}, kind: kindAlts, mask: mInteger | mNull, alts: ref{122, 2}},
+	405:/* ModelResponseProperties/properties/top_logprobs/anyOf/0 */ {name: ref{23709, 55}, kind: kindScalar, mask: mInteger},
+	406:/* ModelResponseProperties/properties/top_logprobs/anyOf/1 */ {name: ref{23764, 55}, kind: kindScalar, mask: mNull},
+	407:/* ModerationConfigParam/properties/mode */ {name: ref{23819, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{124, 2}},
+	408:/* ModerationConfigParam/properties/mode/anyOf/1 */ {name: ref{23856, 45}, kind: kindScalar, mask: mNull},
+	409:/* ModerationParam/properties/model */ {name: ref{23901, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	410:/* ModerationParam/properties/policy */ {name: ref{23933, 33}, kind: kindAlts, mask: mNull | mObject, alts: ref{126, 2}},
+	411:/* ModerationParam/properties/policy/anyOf/1 */ {name: ref{23966, 41}, kind: kindScalar, mask: mNull},
+	412:/* ModerationPolicyParam/properties/input */ {name: ref{24007, 38}, kind: kindAlts, mask: mNull | mObject, alts: ref{128, 2}},
+	413:/* ModerationPolicyParam/properties/input/anyOf/1 */ {name: ref{24045, 46}, kind: kindScalar, mask: mNull},
+	414:/* ModerationPolicyParam/properties/output */ {name: ref{24091, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{130, 2}},
+	415:/* ModerationPolicyParam/properties/output/anyOf/1 */ {name: ref{24130, 47}, kind: kindScalar, mask: mNull},
+	416:/* ModerationResultBody/properties/categories */ {name: ref{24177, 42}, kind: kindAny, mask: mAll},
+	417:/* ModerationResultBody/properties/category_applied_input_types */ {name: ref{24219, 60}, kind: kindAny, mask: mAll},
+	418:/* ModerationResultBody/properties/category_scores */ {name: ref{24279, 47}, kind: kindAny, mask: mAll},
+	419:/* ModerationResultBody/properties/flagged */ {name: ref{24326, 39}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	420:/* ModerationResultBody/properties/model */ {name: ref{24365, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	421:/* ModerationResultBody/properties/type */ {name: ref{24402, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{91, 1}},
+	422:/* PredictionContent/properties/content */ {name: ref{24455, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{132, 3}},
+	423:/* PredictionContent/properties/content/oneOf/0 */ {name: ref{24491, 44}, kind: kindScalar, mask: mString},
+	424:/* PredictionContent/properties/content/oneOf/1 */ {name: ref{24535, 44}, kind: kindArray, mask: mArray, items: 22},
+	425:/* PredictionContent/properties/content/oneOf/2 */ {name: ref{24579, 44}, kind: kindScalar, mask: mNull},
+	426:/* PredictionContent/properties/type */ {name: ref{24623, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{92, 1}},
+	427:/* PromptCacheBreakpointParam/properties/mode */ {name: ref{24656, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{93, 1}},
+	428:/* PromptCacheOptionsParam/properties/mode */ {name: ref{24698, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{135, 2}},
+	429:/* PromptCacheOptionsParam/properties/mode/anyOf/1 */ {name: ref{24737, 47}, kind: kindScalar, mask: mNull},
+	430:/* PromptCacheOptionsParam/properties/ttl */ {name: ref{24784, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{137, 2}},
+	431:/* PromptCacheOptionsParam/properties/ttl/anyOf/1 */ {name: ref{24822, 46}, kind: kindScalar, mask: mNull},
+	432:/* ResponseFormatJsonObject/properties/type */ {name: ref{24868, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{94, 1}},
+	433:/* ResponseFormatJsonSchema/properties/json_schema */ {name: ref{24908, 47}, kind: kindObject, mask: mNull | mObject, props: ref{277, 4}, nonull: true, nreq: 1},
+	434:/* ResponseFormatJsonSchema/properties/json_schema/properties/description */ {name: ref{24961, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	435:/* ResponseFormatJsonSchema/properties/json_schema/properties/name */ {name: ref{25031, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	436:/* ResponseFormatJsonSchema/properties/json_schema/properties/schema */ {name: ref{25094, 65}, kind: kindAny, mask: mAll},
+	437:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict */ {name: ref{25159, 65}, kind: kindAlts, mask: mBool | mNull, alts: ref{139, 2}},
+	438:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0 */ {name: ref{25224, 73}, kind: kindScalar, mask: mBool},
+	439:/* ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1 */ {name: ref{25297, 73}, kind: kindScalar, mask: mNull},
+	440:/* ResponseFormatJsonSchema/properties/type */ {name: ref{25370, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{95, 1}},
+	441:/* ResponseFormatText/properties/type */ {name: ref{25410, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{96, 1}},
+	442:/* ResponseModalities/items */ {name: ref{25444, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{97, 2}},
+	443:/* StopConfiguration/oneOf/0 */ {name: ref{25468, 25}, kind: kindScalar, mask: mNull | mString},
+	444:/* StopConfiguration/oneOf/1 */ {name: ref{25493, 25}, kind: kindArray, mask: mArray, items: 445},
+	445:/* StopConfiguration/oneOf/1/items */ {name: ref{25518, 31}, kind: kindScalar, mask: mString},
+	446:/* VoiceIdsOrCustomVoice/anyOf/1 */ {name: ref{25549, 29}, kind: kindObject, mask: mObject, props: ref{281, 1}, nreq: 1},
+	447:/* VoiceIdsOrCustomVoice/anyOf/1/properties/id */ {name: ref{25578, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	448:/* WebSearchLocation/properties/city */ {name: ref{25621, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	449:/* WebSearchLocation/properties/country */ {name: ref{25654, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	450:/* WebSearchLocation/properties/region */ {name: ref{25690, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	451:/* WebSearchLocation/properties/timezone */ {name: ref{25725, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
 }
+
+var qwenProps = [...]prop{
+	{ref{26, 4}, 75, true},       // ChatCompletionAllowedTools.mode
+	{ref{30, 5}, 76, true},       // ChatCompletionAllowedTools.tools
+	{ref{67, 13}, 78, true},      // ChatCompletionAllowedToolsChoice.allowed_tools
+	{ref{80, 4}, 80, true},       // ChatCompletionAllowedToolsChoice.type
+	{ref{116, 4}, 81, true},      // ChatCompletionFunctionCallOption.name
+	{ref{143, 11}, 82, false},    // ChatCompletionFunctions.description
+	{ref{116, 4}, 83, true},      // ChatCompletionFunctions.name
+	{ref{154, 10}, 84, false},    // ChatCompletionFunctions.parameters
+	{ref{199, 6}, 85, true},      // ChatCompletionMessageCustomToolCall.custom
+	{ref{205, 2}, 88, true},      // ChatCompletionMessageCustomToolCall.id
+	{ref{80, 4}, 89, true},       // ChatCompletionMessageCustomToolCall.type
+	{ref{236, 8}, 90, true},      // ChatCompletionMessageToolCall.function
+	{ref{205, 2}, 93, true},      // ChatCompletionMessageToolCall.id
+	{ref{80, 4}, 94, true},       // ChatCompletionMessageToolCall.type
+	{ref{236, 8}, 95, false},     // ChatCompletionMessageToolCallChunk.function
+	{ref{205, 2}, 98, false},     // ChatCompletionMessageToolCallChunk.id
+	{ref{278, 5}, 99, true},      // ChatCompletionMessageToolCallChunk.index
+	{ref{80, 4}, 100, false},     // ChatCompletionMessageToolCallChunk.type
+	{ref{337, 5}, 102, true},     // ChatCompletionModeration.input
+	{ref{342, 6}, 103, true},     // ChatCompletionModeration.output
+	{ref{377, 4}, 104, true},     // ChatCompletionModerationError.code
+	{ref{381, 7}, 105, true},     // ChatCompletionModerationError.message
+	{ref{80, 4}, 106, true},      // ChatCompletionModerationError.type
+	{ref{419, 5}, 107, true},     // ChatCompletionModerationResults.model
+	{ref{424, 7}, 108, true},     // ChatCompletionModerationResults.results
+	{ref{80, 4}, 109, true},      // ChatCompletionModerationResults.type
+	{ref{236, 8}, 110, true},     // ChatCompletionNamedToolChoice.function
+	{ref{80, 4}, 112, true},      // ChatCompletionNamedToolChoice.type
+	{ref{199, 6}, 113, true},     // ChatCompletionNamedToolChoiceCustom.custom
+	{ref{80, 4}, 115, true},      // ChatCompletionNamedToolChoiceCustom.type
+	{ref{532, 5}, 116, false},    // ChatCompletionRequestAssistantMessage.audio
+	{ref{537, 7}, 120, false},    // ChatCompletionRequestAssistantMessage.content
+	{ref{544, 13}, 125, false},   // ChatCompletionRequestAssistantMessage.function_call
+	{ref{116, 4}, 130, false},    // ChatCompletionRequestAssistantMessage.name
+	{ref{557, 7}, 131, false},    // ChatCompletionRequestAssistantMessage.refusal
+	{ref{564, 4}, 134, true},     // ChatCompletionRequestAssistantMessage.role
+	{ref{568, 10}, 135, false},   // ChatCompletionRequestAssistantMessage.tool_calls
+	{ref{537, 7}, 137, true},     // ChatCompletionRequestDeveloperMessage.content
+	{ref{116, 4}, 141, false},    // ChatCompletionRequestDeveloperMessage.name
+	{ref{564, 4}, 142, true},     // ChatCompletionRequestDeveloperMessage.role
+	{ref{537, 7}, 143, true},     // ChatCompletionRequestFunctionMessage.content
+	{ref{116, 4}, 146, true},     // ChatCompletionRequestFunctionMessage.name
+	{ref{564, 4}, 147, true},     // ChatCompletionRequestFunctionMessage.role
+	{ref{798, 11}, 148, true},    // ChatCompletionRequestMessageContentPartAudio.input_audio
+	{ref{809, 23}, 151, false},   // ChatCompletionRequestMessageContentPartAudio.prompt_cache_breakpoint
+	{ref{80, 4}, 153, true},      // ChatCompletionRequestMessageContentPartAudio.type
+	{ref{875, 4}, 154, true},     // ChatCompletionRequestMessageContentPartFile.file
+	{ref{809, 23}, 158, false},   // ChatCompletionRequestMessageContentPartFile.prompt_cache_breakpoint
+	{ref{80, 4}, 160, true},      // ChatCompletionRequestMessageContentPartFile.type
+	{ref{923, 9}, 161, true},     // ChatCompletionRequestMessageContentPartImage.image_url
+	{ref{809, 23}, 164, false},   // ChatCompletionRequestMessageContentPartImage.prompt_cache_breakpoint
+	{ref{80, 4}, 166, true},      // ChatCompletionRequestMessageContentPartImage.type
+	{ref{557, 7}, 167, true},     // ChatCompletionRequestMessageContentPartRefusal.refusal
+	{ref{80, 4}, 168, true},      // ChatCompletionRequestMessageContentPartRefusal.type
+	{ref{809, 23}, 169, false},   // ChatCompletionRequestMessageContentPartText.prompt_cache_breakpoint
+	{ref{626, 4}, 171, true},     // ChatCompletionRequestMessageContentPartText.text
+	{ref{80, 4}, 172, true},      // ChatCompletionRequestMessageContentPartText.type
+	{ref{537, 7}, 173, true},     // ChatCompletionRequestSystemMessage.content
+	{ref{116, 4}, 177, false},    // ChatCompletionRequestSystemMessage.name
+	{ref{564, 4}, 178, true},     // ChatCompletionRequestSystemMessage.role
+	{ref{537, 7}, 179, true},     // ChatCompletionRequestToolMessage.content
+	{ref{564, 4}, 183, true},     // ChatCompletionRequestToolMessage.role
+	{ref{1132, 12}, 184, true},   // ChatCompletionRequestToolMessage.tool_call_id
+	{ref{537, 7}, 185, true},     // ChatCompletionRequestUserMessage.content
+	{ref{116, 4}, 189, false},    // ChatCompletionRequestUserMessage.name
+	{ref{564, 4}, 190, true},     // ChatCompletionRequestUserMessage.role
+	{ref{1291, 11}, 191, false},  // ChatCompletionResponseMessage.annotations
+	{ref{532, 5}, 199, false},    // ChatCompletionResponseMessage.audio
+	{ref{537, 7}, 206, true},     // ChatCompletionResponseMessage.content
+	{ref{544, 13}, 209, false},   // ChatCompletionResponseMessage.function_call
+	{ref{1302, 9}, 212, false},   // ChatCompletionResponseMessage.reasoning
+	{ref{1311, 17}, 213, false},  // ChatCompletionResponseMessage.reasoning_content
+	{ref{557, 7}, 214, true},     // ChatCompletionResponseMessage.refusal
+	{ref{564, 4}, 217, true},     // ChatCompletionResponseMessage.role
+	{ref{568, 10}, 218, false},   // ChatCompletionResponseMessage.tool_calls
+	{ref{1355, 19}, 220, false},  // ChatCompletionStreamOptions.include_obfuscation
+	{ref{1374, 13}, 221, false},  // ChatCompletionStreamOptions.include_usage
+	{ref{537, 7}, 222, false},    // ChatCompletionStreamResponseDelta.content
+	{ref{544, 13}, 225, false},   // ChatCompletionStreamResponseDelta.function_call
+	{ref{1302, 9}, 228, false},   // ChatCompletionStreamResponseDelta.reasoning
+	{ref{1311, 17}, 229, false},  // ChatCompletionStreamResponseDelta.reasoning_content
+	{ref{557, 7}, 230, false},    // ChatCompletionStreamResponseDelta.refusal
+	{ref{564, 4}, 233, false},    // ChatCompletionStreamResponseDelta.role
+	{ref{568, 10}, 234, false},   // ChatCompletionStreamResponseDelta.tool_calls
+	{ref{1446, 5}, 235, true},    // ChatCompletionTokenLogprob.bytes
+	{ref{1451, 7}, 239, true},    // ChatCompletionTokenLogprob.logprob
+	{ref{1458, 5}, 240, true},    // ChatCompletionTokenLogprob.token
+	{ref{1463, 12}, 241, true},   // ChatCompletionTokenLogprob.top_logprobs
+	{ref{236, 8}, 249, true},     // ChatCompletionTool.function
+	{ref{80, 4}, 251, true},      // ChatCompletionTool.type
+	{ref{1538, 17}, 254, true},   // CompletionUsage.completion_tokens
+	{ref{1555, 25}, 255, false},  // CompletionUsage.completion_tokens_details
+	{ref{1580, 13}, 261, true},   // CompletionUsage.prompt_tokens
+	{ref{1593, 21}, 262, false},  // CompletionUsage.prompt_tokens_details
+	{ref{1614, 12}, 268, true},   // CompletionUsage.total_tokens
+	{ref{532, 5}, 291, false},    // CreateChatCompletionRequest.audio
+	{ref{1653, 15}, 269, false},  // CreateChatCompletionRequest.enable_thinking
+	{ref{1668, 17}, 295, false},  // CreateChatCompletionRequest.frequency_penalty
+	{ref{544, 13}, 296, false},   // CreateChatCompletionRequest.function_call
+	{ref{1685, 9}, 299, false},   // CreateChatCompletionRequest.functions
+	{ref{1694, 10}, 300, false},  // CreateChatCompletionRequest.logit_bias
+	{ref{1704, 8}, 301, false},   // CreateChatCompletionRequest.logprobs
+	{ref{1712, 21}, 302, false},  // CreateChatCompletionRequest.max_completion_tokens
+	{ref{1733, 10}, 303, false},  // CreateChatCompletionRequest.max_tokens
+	{ref{1743, 8}, 304, true},    // CreateChatCompletionRequest.messages
+	{ref{1751, 8}, 271, false},   // CreateChatCompletionRequest.metadata
+	{ref{1759, 10}, 67, false},   // CreateChatCompletionRequest.modalities
+	{ref{419, 5}, 305, true},     // CreateChatCompletionRequest.model
+	{ref{1769, 10}, 307, false},  // CreateChatCompletionRequest.moderation
+	{ref{1779, 1}, 309, false},   // CreateChatCompletionRequest.n
+	{ref{1780, 19}, 310, false},  // CreateChatCompletionRequest.parallel_tool_calls
+	{ref{1799, 10}, 312, false},  // CreateChatCompletionRequest.prediction
+	{ref{1809, 16}, 315, false},  // CreateChatCompletionRequest.presence_penalty
+	{ref{1825, 16}, 272, false},  // CreateChatCompletionRequest.prompt_cache_key
+	{ref{1841, 20}, 275, false},  // CreateChatCompletionRequest.prompt_cache_options
+	{ref{1861, 22}, 277, false},  // CreateChatCompletionRequest.prompt_cache_retention
+	{ref{1883, 16}, 62, false},   // CreateChatCompletionRequest.reasoning_effort
+	{ref{1899, 15}, 316, false},  // CreateChatCompletionRequest.response_format
+	{ref{1914, 17}, 280, false},  // CreateChatCompletionRequest.safety_identifier
+	{ref{1931, 4}, 317, false},   // CreateChatCompletionRequest.seed
+	{ref{1935, 12}, 68, false},   // CreateChatCompletionRequest.service_tier
+	{ref{1947, 4}, 318, false},   // CreateChatCompletionRequest.stop
+	{ref{1951, 5}, 320, false},   // CreateChatCompletionRequest.store
+	{ref{1956, 6}, 321, false},   // CreateChatCompletionRequest.stream
+	{ref{1962, 14}, 30, false},   // CreateChatCompletionRequest.stream_options
+	{ref{1976, 11}, 283, false},  // CreateChatCompletionRequest.temperature
+	{ref{1987, 15}, 270, false},  // CreateChatCompletionRequest.thinking_budget
+	{ref{2002, 11}, 322, false},  // CreateChatCompletionRequest.tool_choice
+	{ref{30, 5}, 324, false},     // CreateChatCompletionRequest.tools
+	{ref{1463, 12}, 326, false},  // CreateChatCompletionRequest.top_logprobs
+	{ref{2013, 5}, 287, false},   // CreateChatCompletionRequest.top_p
+	{ref{750, 4}, 290, false},    // CreateChatCompletionRequest.user
+	{ref{2018, 9}, 70, false},    // CreateChatCompletionRequest.verbosity
+	{ref{2027, 18}, 327, false},  // CreateChatCompletionRequest.web_search_options
+	{ref{2073, 7}, 334, true},    // CreateChatCompletionResponse.choices
+	{ref{2080, 7}, 349, true},    // CreateChatCompletionResponse.created
+	{ref{205, 2}, 350, true},     // CreateChatCompletionResponse.id
+	{ref{1751, 8}, 351, false},   // CreateChatCompletionResponse.metadata
+	{ref{419, 5}, 352, true},     // CreateChatCompletionResponse.model
+	{ref{1769, 10}, 353, false},  // CreateChatCompletionResponse.moderation
+	{ref{2087, 6}, 355, true},    // CreateChatCompletionResponse.object
+	{ref{1935, 12}, 68, false},   // CreateChatCompletionResponse.service_tier
+	{ref{2093, 18}, 356, false},  // CreateChatCompletionResponse.system_fingerprint
+	{ref{2111, 5}, 357, false},   // CreateChatCompletionResponse.usage
+	{ref{2073, 7}, 359, true},    // CreateChatCompletionStreamResponse.choices
+	{ref{2080, 7}, 368, true},    // CreateChatCompletionStreamResponse.created
+	{ref{205, 2}, 369, true},     // CreateChatCompletionStreamResponse.id
+	{ref{419, 5}, 370, true},     // CreateChatCompletionStreamResponse.model
+	{ref{1769, 10}, 371, false},  // CreateChatCompletionStreamResponse.moderation
+	{ref{2150, 11}, 373, false},  // CreateChatCompletionStreamResponse.obfuscation
+	{ref{2087, 6}, 374, true},    // CreateChatCompletionStreamResponse.object
+	{ref{1935, 12}, 68, false},   // CreateChatCompletionStreamResponse.service_tier
+	{ref{2093, 18}, 375, false},  // CreateChatCompletionStreamResponse.system_fingerprint
+	{ref{2111, 5}, 376, false},   // CreateChatCompletionStreamResponse.usage
+	{ref{1751, 8}, 271, false},   // CreateModelResponseProperties.metadata
+	{ref{1825, 16}, 272, false},  // CreateModelResponseProperties.prompt_cache_key
+	{ref{1841, 20}, 275, false},  // CreateModelResponseProperties.prompt_cache_options
+	{ref{1861, 22}, 277, false},  // CreateModelResponseProperties.prompt_cache_retention
+	{ref{1914, 17}, 280, false},  // CreateModelResponseProperties.safety_identifier
+	{ref{1976, 11}, 283, false},  // CreateModelResponseProperties.temperature
+	{ref{1463, 12}, 286, false},  // CreateModelResponseProperties.top_logprobs
+	{ref{2013, 5}, 287, false},   // CreateModelResponseProperties.top_p
+	{ref{750, 4}, 290, false},    // CreateModelResponseProperties.user
+	{ref{199, 6}, 378, true},     // CustomToolChatCompletions.custom
+	{ref{80, 4}, 382, true},      // CustomToolChatCompletions.type
+	{ref{2259, 7}, 383, true},    // CustomToolChatCompletionsCustomFormatGrammar.grammar
+	{ref{80, 4}, 386, true},      // CustomToolChatCompletionsCustomFormatGrammar.type
+	{ref{80, 4}, 387, true},      // CustomToolChatCompletionsCustomFormatText.type
+	{ref{377, 4}, 388, true},     // Error.code
+	{ref{381, 7}, 391, true},     // Error.message
+	{ref{2312, 5}, 392, true},    // Error.param
+	{ref{80, 4}, 395, true},      // Error.type
+	{ref{2330, 5}, 396, true},    // ErrorResponse.error
+	{ref{143, 11}, 398, false},   // FunctionObject.description
+	{ref{116, 4}, 399, true},     // FunctionObject.name
+	{ref{154, 10}, 400, false},   // FunctionObject.parameters
+	{ref{2349, 6}, 401, false},   // FunctionObject.strict
+	{ref{1751, 8}, 271, false},   // ModelResponseProperties.metadata
+	{ref{1825, 16}, 272, false},  // ModelResponseProperties.prompt_cache_key
+	{ref{1861, 22}, 277, false},  // ModelResponseProperties.prompt_cache_retention
+	{ref{1914, 17}, 280, false},  // ModelResponseProperties.safety_identifier
+	{ref{1976, 11}, 283, false},  // ModelResponseProperties.temperature
+	{ref{1463, 12}, 404, false},  // ModelResponseProperties.top_logprobs
+	{ref{2013, 5}, 287, false},   // ModelResponseProperties.top_p
+	{ref{750, 4}, 290, false},    // ModelResponseProperties.user
+	{ref{26, 4}, 407, true},      // ModerationConfigParam.mode
+	{ref{419, 5}, 409, true},     // ModerationParam.model
+	{ref{2502, 6}, 410, false},   // ModerationParam.policy
+	{ref{337, 5}, 412, false},    // ModerationPolicyParam.input
+	{ref{342, 6}, 414, false},    // ModerationPolicyParam.output
+	{ref{2549, 10}, 416, true},   // ModerationResultBody.categories
+	{ref{2559, 28}, 417, true},   // ModerationResultBody.category_applied_input_types
+	{ref{2587, 15}, 418, true},   // ModerationResultBody.category_scores
+	{ref{2602, 7}, 419, true},    // ModerationResultBody.flagged
+	{ref{419, 5}, 420, true},     // ModerationResultBody.model
+	{ref{80, 4}, 421, true},      // ModerationResultBody.type
+	{ref{537, 7}, 422, true},     // PredictionContent.content
+	{ref{80, 4}, 426, true},      // PredictionContent.type
+	{ref{26, 4}, 427, true},      // PromptCacheBreakpointParam.mode
+	{ref{26, 4}, 428, false},     // PromptCacheOptionsParam.mode
+	{ref{2727, 3}, 430, false},   // PromptCacheOptionsParam.ttl
+	{ref{80, 4}, 432, true},      // ResponseFormatJsonObject.type
+	{ref{2846, 11}, 433, true},   // ResponseFormatJsonSchema.json_schema
+	{ref{80, 4}, 440, true},      // ResponseFormatJsonSchema.type
+	{ref{80, 4}, 441, true},      // ResponseFormatText.type
+	{ref{3064, 4}, 448, false},   // WebSearchLocation.city
+	{ref{3068, 7}, 449, false},   // WebSearchLocation.country
+	{ref{3075, 6}, 450, false},   // WebSearchLocation.region
+	{ref{3081, 8}, 451, false},   // WebSearchLocation.timezone
+	{ref{337, 5}, 86, true},      // ChatCompletionMessageCustomToolCall/properties/custom.input
+	{ref{116, 4}, 87, true},      // ChatCompletionMessageCustomToolCall/properties/custom.name
+	{ref{3920, 9}, 91, true},     // ChatCompletionMessageToolCall/properties/function.arguments
+	{ref{116, 4}, 92, true},      // ChatCompletionMessageToolCall/properties/function.name
+	{ref{3920, 9}, 96, false},    // ChatCompletionMessageToolCallChunk/properties/function.arguments
+	{ref{116, 4}, 97, false},     // ChatCompletionMessageToolCallChunk/properties/function.name
+	{ref{116, 4}, 111, true},     // ChatCompletionNamedToolChoice/properties/function.name
+	{ref{116, 4}, 114, true},     // ChatCompletionNamedToolChoiceCustom/properties/custom.name
+	{ref{205, 2}, 118, true},     // ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0.id
+	{ref{3920, 9}, 127, true},    // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.arguments
+	{ref{116, 4}, 128, true},     // ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0.name
+	{ref{7344, 4}, 149, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.data
+	{ref{7348, 6}, 150, true},    // ChatCompletionRequestMessageContentPartAudio/properties/input_audio.format
+	{ref{7813, 9}, 155, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_data
+	{ref{7822, 7}, 156, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.file_id
+	{ref{7829, 8}, 157, false},   // ChatCompletionRequestMessageContentPartFile/properties/file.filename
+	{ref{8362, 6}, 162, false},   // ChatCompletionRequestMessageContentPartImage/properties/image_url.detail
+	{ref{8368, 3}, 163, true},    // ChatCompletionRequestMessageContentPartImage/properties/image_url.url
+	{ref{80, 4}, 193, true},      // ChatCompletionResponseMessage/properties/annotations/items.type
+	{ref{10271, 12}, 194, true},  // ChatCompletionResponseMessage/properties/annotations/items.url_citation
+	{ref{10439, 9}, 195, true},   // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.end_index
+	{ref{10448, 11}, 196, true},  // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.start_index
+	{ref{10459, 5}, 197, true},   // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.title
+	{ref{8368, 3}, 198, true},    // ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation.url
+	{ref{7344, 4}, 201, true},    // ChatCompletionResponseMessage/properties/audio/anyOf/0.data
+	{ref{10968, 10}, 202, true},  // ChatCompletionResponseMessage/properties/audio/anyOf/0.expires_at
+	{ref{205, 2}, 203, true},     // ChatCompletionResponseMessage/properties/audio/anyOf/0.id
+	{ref{10978, 10}, 204, true},  // ChatCompletionResponseMessage/properties/audio/anyOf/0.transcript
+	{ref{3920, 9}, 210, true},    // ChatCompletionResponseMessage/properties/function_call.arguments
+	{ref{116, 4}, 211, true},     // ChatCompletionResponseMessage/properties/function_call.name
+	{ref{3920, 9}, 226, false},   // ChatCompletionStreamResponseDelta/properties/function_call.arguments
+	{ref{116, 4}, 227, false},    // ChatCompletionStreamResponseDelta/properties/function_call.name
+	{ref{1446, 5}, 243, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{1451, 7}, 247, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{1458, 5}, 248, true},    // ChatCompletionTokenLogprob/properties/top_logprobs/items.token
+	{ref{14155, 26}, 256, false}, // CompletionUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{14181, 12}, 257, false}, // CompletionUsage/properties/completion_tokens_details.audio_tokens
+	{ref{14193, 16}, 258, false}, // CompletionUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{14209, 26}, 259, false}, // CompletionUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{14235, 11}, 260, false}, // CompletionUsage/properties/completion_tokens_details.text_tokens
+	{ref{14181, 12}, 263, false}, // CompletionUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{14745, 18}, 264, false}, // CompletionUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{14763, 13}, 265, false}, // CompletionUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{14776, 12}, 266, false}, // CompletionUsage/properties/prompt_tokens_details.image_tokens
+	{ref{14235, 11}, 267, false}, // CompletionUsage/properties/prompt_tokens_details.text_tokens
+	{ref{7348, 6}, 292, true},    // CreateChatCompletionRequest/allOf/1/properties/audio.format
+	{ref{16550, 5}, 293, true},   // CreateChatCompletionRequest/allOf/1/properties/audio.voice
+	{ref{18764, 19}, 328, false}, // CreateChatCompletionRequest/allOf/1/properties/web_search_options.search_context_size
+	{ref{18783, 13}, 330, false}, // CreateChatCompletionRequest/allOf/1/properties/web_search_options.user_location
+	{ref{19086, 11}, 331, true},  // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.approximate
+	{ref{80, 4}, 333, true},      // CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location.type
+	{ref{19537, 13}, 336, true},  // CreateChatCompletionResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 337, true},     // CreateChatCompletionResponse/properties/choices/items.index
+	{ref{1704, 8}, 338, true},    // CreateChatCompletionResponse/properties/choices/items.logprobs
+	{ref{381, 7}, 347, true},     // CreateChatCompletionResponse/properties/choices/items.message
+	{ref{537, 7}, 340, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.content
+	{ref{557, 7}, 343, true},     // CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0.refusal
+	{ref{21356, 5}, 361, true},   // CreateChatCompletionStreamResponse/properties/choices/items.delta
+	{ref{19537, 13}, 363, true},  // CreateChatCompletionStreamResponse/properties/choices/items.finish_reason
+	{ref{278, 5}, 364, true},     // CreateChatCompletionStreamResponse/properties/choices/items.index
+	{ref{1704, 8}, 365, false},   // CreateChatCompletionStreamResponse/properties/choices/items.logprobs
+	{ref{537, 7}, 366, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.content
+	{ref{557, 7}, 367, true},     // CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs.refusal
+	{ref{143, 11}, 379, false},   // CustomToolChatCompletions/properties/custom.description
+	{ref{7348, 6}, 380, false},   // CustomToolChatCompletions/properties/custom.format
+	{ref{116, 4}, 381, true},     // CustomToolChatCompletions/properties/custom.name
+	{ref{22865, 10}, 384, true},  // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.definition
+	{ref{22875, 6}, 385, true},   // CustomToolChatCompletionsCustomFormatGrammar/properties/grammar.syntax
+	{ref{143, 11}, 434, false},   // ResponseFormatJsonSchema/properties/json_schema.description
+	{ref{116, 4}, 435, true},     // ResponseFormatJsonSchema/properties/json_schema.name
+	{ref{24955, 6}, 436, false},  // ResponseFormatJsonSchema/properties/json_schema.schema
+	{ref{2349, 6}, 437, false},   // ResponseFormatJsonSchema/properties/json_schema.strict
+	{ref{205, 2}, 447, true},     // VoiceIdsOrCustomVoice/anyOf/1.id
+}
+
+var qwenCases = [...]tagCase{
+	{ref{557, 7}, 21},    // "refusal"
+	{ref{626, 4}, 22},    // "text"
+	{ref{731, 9}, 13},    // "assistant"
+	{ref{740, 6}, 23},    // "system"
+	{ref{746, 4}, 25},    // "tool"
+	{ref{750, 4}, 27},    // "user"
+	{ref{875, 4}, 19},    // "file"
+	{ref{923, 9}, 20},    // "image_url"
+	{ref{798, 11}, 18},   // "input_audio"
+	{ref{626, 4}, 22},    // "text"
+	{ref{199, 6}, 4},     // "custom"
+	{ref{236, 8}, 5},     // "function"
+	{ref{2330, 5}, 9},    // "error"
+	{ref{4577, 18}, 10},  // "moderation_results"
+	{ref{2330, 5}, 9},    // "error"
+	{ref{4577, 18}, 10},  // "moderation_results"
+	{ref{67, 13}, 1},     // "allowed_tools"
+	{ref{199, 6}, 12},    // "custom"
+	{ref{236, 8}, 11},    // "function"
+	{ref{18129, 11}, 63}, // "json_object"
+	{ref{2846, 11}, 64},  // "json_schema"
+	{ref{626, 4}, 66},    // "text"
+	{ref{199, 6}, 40},    // "custom"
+	{ref{236, 8}, 33},    // "function"
+	{ref{2259, 7}, 41},   // "grammar"
+	{ref{626, 4}, 42},    // "text"
+}
+
+var qwenValues = [...]ref{
+	ref{2458, 5},   // "image"
+	ref{626, 4},    // "text"
+	ref{2477, 5},   // "block"
+	ref{2482, 5},   // "score"
+	ref{2688, 8},   // "explicit"
+	ref{2696, 8},   // "implicit"
+	ref{2748, 3},   // "30m"
+	ref{2766, 4},   // "high"
+	ref{2770, 3},   // "low"
+	ref{2773, 3},   // "max"
+	ref{2776, 6},   // "medium"
+	ref{2782, 7},   // "minimal"
+	ref{2789, 4},   // "none"
+	ref{2793, 5},   // "xhigh"
+	ref{2934, 4},   // "auto"
+	ref{2938, 7},   // "default"
+	ref{2945, 4},   // "fast"
+	ref{2949, 4},   // "flex"
+	ref{2953, 8},   // "priority"
+	ref{2961, 5},   // "scale"
+	ref{2766, 4},   // "high"
+	ref{2770, 3},   // "low"
+	ref{2776, 6},   // "medium"
+	ref{2766, 4},   // "high"
+	ref{2770, 3},   // "low"
+	ref{2776, 6},   // "medium"
+	ref{2934, 4},   // "auto"
+	ref{3131, 8},   // "required"
+	ref{67, 13},    // "allowed_tools"
+	ref{199, 6},    // "custom"
+	ref{236, 8},    // "function"
+	ref{236, 8},    // "function"
+	ref{2330, 5},   // "error"
+	ref{4577, 18},  // "moderation_results"
+	ref{236, 8},    // "function"
+	ref{199, 6},    // "custom"
+	ref{731, 9},    // "assistant"
+	ref{6983, 9},   // "developer"
+	ref{236, 8},    // "function"
+	ref{7522, 3},   // "mp3"
+	ref{7525, 3},   // "wav"
+	ref{798, 11},   // "input_audio"
+	ref{875, 4},    // "file"
+	ref{2934, 4},   // "auto"
+	ref{2766, 4},   // "high"
+	ref{2770, 3},   // "low"
+	ref{923, 9},    // "image_url"
+	ref{557, 7},    // "refusal"
+	ref{626, 4},    // "text"
+	ref{740, 6},    // "system"
+	ref{746, 4},    // "tool"
+	ref{750, 4},    // "user"
+	ref{10271, 12}, // "url_citation"
+	ref{731, 9},    // "assistant"
+	ref{731, 9},    // "assistant"
+	ref{6983, 9},   // "developer"
+	ref{740, 6},    // "system"
+	ref{746, 4},    // "tool"
+	ref{750, 4},    // "user"
+	ref{236, 8},    // "function"
+	ref{2934, 4},   // "auto"
+	ref{2789, 4},   // "none"
+	ref{3131, 8},   // "required"
+	ref{15801, 3},  // "24h"
+	ref{15804, 9},  // "in_memory"
+	ref{16625, 3},  // "aac"
+	ref{16628, 4},  // "flac"
+	ref{7522, 3},   // "mp3"
+	ref{16632, 4},  // "opus"
+	ref{16636, 5},  // "pcm16"
+	ref{7525, 3},   // "wav"
+	ref{2934, 4},   // "auto"
+	ref{2789, 4},   // "none"
+	ref{19086, 11}, // "approximate"
+	ref{19628, 14}, // "content_filter"
+	ref{544, 13},   // "function_call"
+	ref{19642, 6},  // "length"
+	ref{1947, 4},   // "stop"
+	ref{568, 10},   // "tool_calls"
+	ref{21073, 15}, // "chat.completion"
+	ref{19628, 14}, // "content_filter"
+	ref{544, 13},   // "function_call"
+	ref{19642, 6},  // "length"
+	ref{1947, 4},   // "stop"
+	ref{568, 10},   // "tool_calls"
+	ref{22337, 21}, // "chat.completion.chunk"
+	ref{199, 6},    // "custom"
+	ref{23047, 4},  // "lark"
+	ref{23051, 5},  // "regex"
+	ref{2259, 7},   // "grammar"
+	ref{626, 4},    // "text"
+	ref{24438, 17}, // "moderation_result"
+	ref{537, 7},    // "content"
+	ref{2688, 8},   // "explicit"
+	ref{18129, 11}, // "json_object"
+	ref{2846, 11},  // "json_schema"
+	ref{626, 4},    // "text"
+	ref{532, 5},    // "audio"
+	ref{626, 4},    // "text"
+}
+
+var qwenInts = [...]int32{
+	22, 22, 252, 253, 443, 444, 72, 446, 0, 79, 117, 119, 121, 124, 122, 123,
+	126, 129, 132, 133, 7, 136, 138, 139, 140, 144, 145, 58, 152, 58, 159, 58,
+	165, 58, 170, 174, 175, 176, 180, 181, 182, 186, 187, 188, 200, 205, 207, 208,
+	215, 216, 7, 219, 223, 224, 231, 232, 236, 238, 244, 246, 45, 250, 273, 274,
+	60, 276, 278, 279, 281, 282, 284, 285, 288, 289, 71, 294, 297, 2, 298, 48,
+	306, 53, 308, 56, 311, 313, 314, 57, 69, 319, 34, 323, 73, 329, 74, 332,
+	339, 346, 341, 342, 344, 345, 29, 348, 8, 354, 35, 358, 31, 362, 8, 372,
+	35, 377, 389, 390, 393, 394, 43, 397, 402, 403, 405, 406, 52, 408, 54, 411,
+	50, 413, 50, 415, 423, 424, 425, 59, 429, 61, 431, 438, 439,
+}
+
+// qwenText is every name, key, tag and value of the table, each once.
+const qwenText = "" +
+	"ChatCompletionAllowedTools" + "mode" + "tools" + "ChatCompletionAllowedToolsChoice" +
+	"allowed_tools" + "type" + "ChatCompletionFunctionCallOption" + "name" + "ChatCompletionFunctions" +
+	"description" + "parameters" + "ChatCompletionMessageCustomToolCall" + "custom" + "id" +
+	"ChatCompletionMessageToolCall" + "function" + "ChatCompletionMessageToolCallChunk" + "index" +
+	"ChatCompletionMessageToolCalls" + "ChatCompletionModeration" + "input" + "output" +
+	"ChatCompletionModerationError" + "code" + "message" + "ChatCompletionModerationResults" + "model" +
+	"results" + "ChatCompletionNamedToolChoice" + "ChatCompletionNamedToolChoiceCustom" +
+	"ChatCompletionRequestAssistantMessage" + "audio" + "content" + "function_call" + "refusal" + "role" +
+	"tool_calls" + "ChatCompletionRequestAssistantMessageContentPart" + "text" +
+	"ChatCompletionRequestDeveloperMessage" + "ChatCompletionRequestFunctionMessage" +
+	"ChatCompletionRequestMessage" + "assistant" + "system" + "tool" + "user" +
+	"ChatCompletionRequestMessageContentPartAudio" + "input_audio" + "prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile" + "file" +
+	"ChatCompletionRequestMessageContentPartImage" + "image_url" +
+	"ChatCompletionRequestMessageContentPartRefusal" + "ChatCompletionRequestMessageContentPartText" +
+	"ChatCompletionRequestSystemMessage" + "ChatCompletionRequestSystemMessageContentPart" +
+	"ChatCompletionRequestToolMessage" + "tool_call_id" + "ChatCompletionRequestToolMessageContentPart" +
+	"ChatCompletionRequestUserMessage" + "ChatCompletionRequestUserMessageContentPart" +
+	"ChatCompletionResponseMessage" + "annotations" + "reasoning" + "reasoning_content" +
+	"ChatCompletionStreamOptions" + "include_obfuscation" + "include_usage" +
+	"ChatCompletionStreamResponseDelta" + "ChatCompletionTokenLogprob" + "bytes" + "logprob" + "token" +
+	"top_logprobs" + "ChatCompletionTool" + "ChatCompletionToolChoiceOption" + "CompletionUsage" +
+	"completion_tokens" + "completion_tokens_details" + "prompt_tokens" + "prompt_tokens_details" +
+	"total_tokens" + "CreateChatCompletionRequest" + "enable_thinking" + "frequency_penalty" +
+	"functions" + "logit_bias" + "logprobs" + "max_completion_tokens" + "max_tokens" + "messages" +
+	"metadata" + "modalities" + "moderation" + "n" + "parallel_tool_calls" + "prediction" +
+	"presence_penalty" + "prompt_cache_key" + "prompt_cache_options" + "prompt_cache_retention" +
+	"reasoning_effort" + "response_format" + "safety_identifier" + "seed" + "service_tier" + "stop" +
+	"store" + "stream" + "stream_options" + "temperature" + "thinking_budget" + "tool_choice" + "top_p" +
+	"verbosity" + "web_search_options" + "CreateChatCompletionResponse" + "choices" + "created" +
+	"object" + "system_fingerprint" + "usage" + "CreateChatCompletionStreamResponse" + "obfuscation" +
+	"CreateModelResponseProperties" + "CustomToolChatCompletions" +
+	"CustomToolChatCompletionsCustomFormatGrammar" + "grammar" +
+	"CustomToolChatCompletionsCustomFormatText" + "Error" + "param" + "ErrorResponse" + "error" +
+	"FunctionObject" + "strict" + "FunctionParameters" + "Metadata" + "ModelIdsShared" +
+	"ModelResponseProperties" + "ModerationConfigParam" + "ModerationInputType" + "image" +
+	"ModerationMode" + "block" + "score" + "ModerationParam" + "policy" + "ModerationPolicyParam" +
+	"ModerationResultBody" + "categories" + "category_applied_input_types" + "category_scores" +
+	"flagged" + "ParallelToolCalls" + "PredictionContent" + "PromptCacheBreakpointParam" +
+	"PromptCacheModeEnum" + "explicit" + "implicit" + "PromptCacheOptionsParam" + "ttl" +
+	"PromptCacheTTLEnum" + "30m" + "ReasoningEffort" + "high" + "low" + "max" + "medium" + "minimal" +
+	"none" + "xhigh" + "ResponseFormatJsonObject" + "ResponseFormatJsonSchema" + "json_schema" +
+	"ResponseFormatJsonSchemaSchema" + "ResponseFormatText" + "ResponseModalities" + "ServiceTier" +
+	"auto" + "default" + "fast" + "flex" + "priority" + "scale" + "StopConfiguration" + "Verbosity" +
+	"VoiceIdsOrCustomVoice" + "VoiceIdsShared" + "WebSearchContextSize" + "WebSearchLocation" + "city" +
+	"country" + "region" + "timezone" + "ChatCompletionAllowedTools/properties/mode" + "required" +
+	"ChatCompletionAllowedTools/properties/tools" + "ChatCompletionAllowedTools/properties/tools/items" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools" +
+	"ChatCompletionAllowedToolsChoice/properties/allowed_tools/anyOf/1" +
+	"ChatCompletionAllowedToolsChoice/properties/type" +
+	"ChatCompletionFunctionCallOption/properties/name" +
+	"ChatCompletionFunctions/properties/description" + "ChatCompletionFunctions/properties/name" +
+	"ChatCompletionFunctions/properties/parameters" +
+	"ChatCompletionMessageCustomToolCall/properties/custom" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/input" +
+	"ChatCompletionMessageCustomToolCall/properties/custom/properties/name" +
+	"ChatCompletionMessageCustomToolCall/properties/id" +
+	"ChatCompletionMessageCustomToolCall/properties/type" +
+	"ChatCompletionMessageToolCall/properties/function" + "arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCall/properties/function/properties/name" +
+	"ChatCompletionMessageToolCall/properties/id" + "ChatCompletionMessageToolCall/properties/type" +
+	"ChatCompletionMessageToolCallChunk/properties/function" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/arguments" +
+	"ChatCompletionMessageToolCallChunk/properties/function/properties/name" +
+	"ChatCompletionMessageToolCallChunk/properties/id" +
+	"ChatCompletionMessageToolCallChunk/properties/index" +
+	"ChatCompletionMessageToolCallChunk/properties/type" + "ChatCompletionMessageToolCalls/items" +
+	"ChatCompletionModeration/properties/input" + "moderation_results" +
+	"ChatCompletionModeration/properties/output" + "ChatCompletionModerationError/properties/code" +
+	"ChatCompletionModerationError/properties/message" + "ChatCompletionModerationError/properties/type" +
+	"ChatCompletionModerationResults/properties/model" +
+	"ChatCompletionModerationResults/properties/results" +
+	"ChatCompletionModerationResults/properties/type" +
+	"ChatCompletionNamedToolChoice/properties/function" +
+	"ChatCompletionNamedToolChoice/properties/function/properties/name" +
+	"ChatCompletionNamedToolChoice/properties/type" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom" +
+	"ChatCompletionNamedToolChoiceCustom/properties/custom/properties/name" +
+	"ChatCompletionNamedToolChoiceCustom/properties/type" +
+	"ChatCompletionRequestAssistantMessage/properties/audio" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionRequestAssistantMessage/properties/audio/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/0/oneOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/arguments" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/0/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/function_call/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/name" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionRequestAssistantMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionRequestAssistantMessage/properties/role" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls" +
+	"ChatCompletionRequestAssistantMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestDeveloperMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestDeveloperMessage/properties/name" +
+	"ChatCompletionRequestDeveloperMessage/properties/role" + "developer" +
+	"ChatCompletionRequestFunctionMessage/properties/content" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/0" +
+	"ChatCompletionRequestFunctionMessage/properties/content/anyOf/1" +
+	"ChatCompletionRequestFunctionMessage/properties/name" +
+	"ChatCompletionRequestFunctionMessage/properties/role" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio" + "data" + "format" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/data" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/input_audio/properties/format" + "mp3" +
+	"wav" + "ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartAudio/properties/type" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file" + "file_data" + "file_id" + "filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_data" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/file_id" +
+	"ChatCompletionRequestMessageContentPartFile/properties/file/properties/filename" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartFile/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartFile/properties/type" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url" + "detail" + "url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/detail" +
+	"ChatCompletionRequestMessageContentPartImage/properties/image_url/properties/url" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartImage/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartImage/properties/type" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/refusal" +
+	"ChatCompletionRequestMessageContentPartRefusal/properties/type" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint" +
+	"ChatCompletionRequestMessageContentPartText/properties/prompt_cache_breakpoint/anyOf/1" +
+	"ChatCompletionRequestMessageContentPartText/properties/text" +
+	"ChatCompletionRequestMessageContentPartText/properties/type" +
+	"ChatCompletionRequestSystemMessage/properties/content" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestSystemMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestSystemMessage/properties/name" +
+	"ChatCompletionRequestSystemMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/content" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestToolMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestToolMessage/properties/role" +
+	"ChatCompletionRequestToolMessage/properties/tool_call_id" +
+	"ChatCompletionRequestUserMessage/properties/content" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/0" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/1" +
+	"ChatCompletionRequestUserMessage/properties/content/oneOf/2" +
+	"ChatCompletionRequestUserMessage/properties/name" +
+	"ChatCompletionRequestUserMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/annotations" +
+	"ChatCompletionResponseMessage/properties/annotations/items" + "url_citation" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/type" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation" + "end_index" +
+	"start_index" + "title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/end_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/start_index" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/title" +
+	"ChatCompletionResponseMessage/properties/annotations/items/properties/url_citation/properties/url" +
+	"ChatCompletionResponseMessage/properties/audio" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0" + "expires_at" + "transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/data" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/expires_at" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/id" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/0/properties/transcript" +
+	"ChatCompletionResponseMessage/properties/audio/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/content" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/content/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/function_call" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/arguments" +
+	"ChatCompletionResponseMessage/properties/function_call/properties/name" +
+	"ChatCompletionResponseMessage/properties/reasoning" +
+	"ChatCompletionResponseMessage/properties/reasoning_content" +
+	"ChatCompletionResponseMessage/properties/refusal" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/0" +
+	"ChatCompletionResponseMessage/properties/refusal/anyOf/1" +
+	"ChatCompletionResponseMessage/properties/role" +
+	"ChatCompletionResponseMessage/properties/tool_calls" +
+	"ChatCompletionResponseMessage/properties/tool_calls/anyOf/1" +
+	"ChatCompletionStreamOptions/properties/include_obfuscation" +
+	"ChatCompletionStreamOptions/properties/include_usage" +
+	"ChatCompletionStreamResponseDelta/properties/content" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/content/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/function_call" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/arguments" +
+	"ChatCompletionStreamResponseDelta/properties/function_call/properties/name" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning" +
+	"ChatCompletionStreamResponseDelta/properties/reasoning_content" +
+	"ChatCompletionStreamResponseDelta/properties/refusal" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/0" +
+	"ChatCompletionStreamResponseDelta/properties/refusal/anyOf/1" +
+	"ChatCompletionStreamResponseDelta/properties/role" +
+	"ChatCompletionStreamResponseDelta/properties/tool_calls" +
+	"ChatCompletionTokenLogprob/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/logprob" + "ChatCompletionTokenLogprob/properties/token" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/0/items" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/bytes/anyOf/1" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/logprob" +
+	"ChatCompletionTokenLogprob/properties/top_logprobs/items/properties/token" +
+	"ChatCompletionTool/properties/function" + "ChatCompletionTool/properties/function/anyOf/1" +
+	"ChatCompletionTool/properties/type" + "ChatCompletionToolChoiceOption/oneOf/0" +
+	"ChatCompletionToolChoiceOption/oneOf/1" + "CompletionUsage/properties/completion_tokens" +
+	"CompletionUsage/properties/completion_tokens_details" + "accepted_prediction_tokens" +
+	"audio_tokens" + "reasoning_tokens" + "rejected_prediction_tokens" + "text_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/reasoning_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens" +
+	"CompletionUsage/properties/completion_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/prompt_tokens" + "CompletionUsage/properties/prompt_tokens_details" +
+	"cache_write_tokens" + "cached_tokens" + "image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/audio_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cache_write_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/cached_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/image_tokens" +
+	"CompletionUsage/properties/prompt_tokens_details/properties/text_tokens" +
+	"CompletionUsage/properties/total_tokens" + "CreateChatCompletionRequest/properties/enable_thinking" +
+	"CreateChatCompletionRequest/properties/thinking_budget" +
+	"CreateModelResponseProperties/properties/metadata" +
+	"CreateModelResponseProperties/properties/prompt_cache_key" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/0" +
+	"CreateModelResponseProperties/properties/prompt_cache_key/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_options" +
+	"CreateModelResponseProperties/properties/prompt_cache_options/anyOf/1" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/0" + "24h" + "in_memory" +
+	"CreateModelResponseProperties/properties/prompt_cache_retention/anyOf/1" +
+	"CreateModelResponseProperties/properties/safety_identifier" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/0" +
+	"CreateModelResponseProperties/properties/safety_identifier/anyOf/1" +
+	"CreateModelResponseProperties/properties/temperature" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/0" +
+	"CreateModelResponseProperties/properties/temperature/anyOf/1" +
+	"CreateModelResponseProperties/properties/top_logprobs" +
+	"CreateModelResponseProperties/properties/top_p" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/0" +
+	"CreateModelResponseProperties/properties/top_p/anyOf/1" +
+	"CreateModelResponseProperties/properties/user" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio" + "voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/format" + "aac" + "flac" + "opus" +
+	"pcm16" + "CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice" +
+	"CreateChatCompletionRequest/allOf/1/properties/audio/properties/voice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/frequency_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/function_call/oneOf/2" +
+	"CreateChatCompletionRequest/allOf/1/properties/functions" +
+	"CreateChatCompletionRequest/allOf/1/properties/logit_bias" +
+	"CreateChatCompletionRequest/allOf/1/properties/logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_completion_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/max_tokens" +
+	"CreateChatCompletionRequest/allOf/1/properties/messages" +
+	"CreateChatCompletionRequest/allOf/1/properties/model" +
+	"CreateChatCompletionRequest/allOf/1/properties/model/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation" +
+	"CreateChatCompletionRequest/allOf/1/properties/moderation/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/n" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls" +
+	"CreateChatCompletionRequest/allOf/1/properties/parallel_tool_calls/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/0" +
+	"CreateChatCompletionRequest/allOf/1/properties/prediction/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/presence_penalty" +
+	"CreateChatCompletionRequest/allOf/1/properties/response_format" + "json_object" +
+	"CreateChatCompletionRequest/allOf/1/properties/seed" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop" +
+	"CreateChatCompletionRequest/allOf/1/properties/stop/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/store" +
+	"CreateChatCompletionRequest/allOf/1/properties/stream" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice" +
+	"CreateChatCompletionRequest/allOf/1/properties/tool_choice/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools" +
+	"CreateChatCompletionRequest/allOf/1/properties/tools/items" +
+	"CreateChatCompletionRequest/allOf/1/properties/top_logprobs" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options" + "search_context_size" +
+	"user_location" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/search_context_size/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location" +
+	"approximate" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/approximate/anyOf/1" +
+	"CreateChatCompletionRequest/allOf/1/properties/web_search_options/properties/user_location/properties/type" +
+	"CreateChatCompletionResponse/properties/choices" +
+	"CreateChatCompletionResponse/properties/choices/items" + "finish_reason" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/finish_reason" + "content_filter" +
+	"length" + "CreateChatCompletionResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/content/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/0" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/0/properties/refusal/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/logprobs/anyOf/1" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message" +
+	"CreateChatCompletionResponse/properties/choices/items/properties/message/anyOf/1" +
+	"CreateChatCompletionResponse/properties/created" + "CreateChatCompletionResponse/properties/id" +
+	"CreateChatCompletionResponse/properties/metadata" + "CreateChatCompletionResponse/properties/model" +
+	"CreateChatCompletionResponse/properties/moderation" +
+	"CreateChatCompletionResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionResponse/properties/object" + "chat.completion" +
+	"CreateChatCompletionResponse/properties/system_fingerprint" +
+	"CreateChatCompletionResponse/properties/usage" +
+	"CreateChatCompletionResponse/properties/usage/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices" +
+	"CreateChatCompletionStreamResponse/properties/choices/items" + "delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/delta/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/finish_reason" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/index" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/content" +
+	"CreateChatCompletionStreamResponse/properties/choices/items/properties/logprobs/properties/refusal" +
+	"CreateChatCompletionStreamResponse/properties/created" +
+	"CreateChatCompletionStreamResponse/properties/id" +
+	"CreateChatCompletionStreamResponse/properties/model" +
+	"CreateChatCompletionStreamResponse/properties/moderation" +
+	"CreateChatCompletionStreamResponse/properties/moderation/anyOf/1" +
+	"CreateChatCompletionStreamResponse/properties/obfuscation" +
+	"CreateChatCompletionStreamResponse/properties/object" + "chat.completion.chunk" +
+	"CreateChatCompletionStreamResponse/properties/system_fingerprint" +
+	"CreateChatCompletionStreamResponse/properties/usage" +
+	"CreateChatCompletionStreamResponse/properties/usage/anyOf/1" +
+	"CustomToolChatCompletions/properties/custom" +
+	"CustomToolChatCompletions/properties/custom/properties/description" +
+	"CustomToolChatCompletions/properties/custom/properties/format" +
+	"CustomToolChatCompletions/properties/custom/properties/name" +
+	"CustomToolChatCompletions/properties/type" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar" + "definition" + "syntax" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/definition" +
+	"CustomToolChatCompletionsCustomFormatGrammar/properties/grammar/properties/syntax" + "lark" +
+	"regex" + "CustomToolChatCompletionsCustomFormatGrammar/properties/type" +
+	"CustomToolChatCompletionsCustomFormatText/properties/type" + "Error/properties/code" +
+	"Error/properties/code/anyOf/0" + "Error/properties/code/anyOf/1" + "Error/properties/message" +
+	"Error/properties/param" + "Error/properties/param/anyOf/0" + "Error/properties/param/anyOf/1" +
+	"Error/properties/type" + "ErrorResponse/properties/error" +
+	"ErrorResponse/properties/error/anyOf/1" + "FunctionObject/properties/description" +
+	"FunctionObject/properties/name" + "FunctionObject/properties/parameters" +
+	"FunctionObject/properties/strict" + "FunctionObject/properties/strict/anyOf/0" +
+	"FunctionObject/properties/strict/anyOf/1" + "ModelResponseProperties/properties/top_logprobs" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/0" +
+	"ModelResponseProperties/properties/top_logprobs/anyOf/1" + "ModerationConfigParam/properties/mode" +
+	"ModerationConfigParam/properties/mode/anyOf/1" + "ModerationParam/properties/model" +
+	"ModerationParam/properties/policy" + "ModerationParam/properties/policy/anyOf/1" +
+	"ModerationPolicyParam/properties/input" + "ModerationPolicyParam/properties/input/anyOf/1" +
+	"ModerationPolicyParam/properties/output" + "ModerationPolicyParam/properties/output/anyOf/1" +
+	"ModerationResultBody/properties/categories" +
+	"ModerationResultBody/properties/category_applied_input_types" +
+	"ModerationResultBody/properties/category_scores" + "ModerationResultBody/properties/flagged" +
+	"ModerationResultBody/properties/model" + "ModerationResultBody/properties/type" +
+	"moderation_result" + "PredictionContent/properties/content" +
+	"PredictionContent/properties/content/oneOf/0" + "PredictionContent/properties/content/oneOf/1" +
+	"PredictionContent/properties/content/oneOf/2" + "PredictionContent/properties/type" +
+	"PromptCacheBreakpointParam/properties/mode" + "PromptCacheOptionsParam/properties/mode" +
+	"PromptCacheOptionsParam/properties/mode/anyOf/1" + "PromptCacheOptionsParam/properties/ttl" +
+	"PromptCacheOptionsParam/properties/ttl/anyOf/1" + "ResponseFormatJsonObject/properties/type" +
+	"ResponseFormatJsonSchema/properties/json_schema" + "schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/description" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/name" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/schema" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/0" +
+	"ResponseFormatJsonSchema/properties/json_schema/properties/strict/anyOf/1" +
+	"ResponseFormatJsonSchema/properties/type" + "ResponseFormatText/properties/type" +
+	"ResponseModalities/items" + "StopConfiguration/oneOf/0" + "StopConfiguration/oneOf/1" +
+	"StopConfiguration/oneOf/1/items" + "VoiceIdsOrCustomVoice/anyOf/1" +
+	"VoiceIdsOrCustomVoice/anyOf/1/properties/id" + "WebSearchLocation/properties/city" +
+	"WebSearchLocation/properties/country" + "WebSearchLocation/properties/region" +
+	"WebSearchLocation/properties/timezone"

@@ -24,7 +24,7 @@ func (s Schema) sc() *schema { return &s.d.schemas[s.i] }
 func (s Schema) Valid() bool { return s.d != nil }
 
 // Name is the schema's component name, or its JSON pointer in the spec.
-func (s Schema) Name() string { return s.sc().name }
+func (s Schema) Name() string { return s.d.str(s.sc().name) }
 
 // Shape says how a schema's values are told apart and walked.
 type Shape uint8
@@ -65,7 +65,17 @@ func (s Schema) Allows(k Kind) bool {
 }
 
 // Values lists a closed enum's values (nil if any string goes).
-func (s Schema) Values() []string { return s.sc().values }
+func (s Schema) Values() []string {
+	sc := s.sc()
+	if !sc.enum {
+		return nil
+	}
+	vals := []string{}
+	for _, v := range s.d.valuesOf(sc) {
+		vals = append(vals, s.d.str(v))
+	}
+	return vals
+}
 
 // Property is a property of an object schema.
 type Property struct {
@@ -77,8 +87,8 @@ type Property struct {
 // Properties iterates over an object schema's properties, by key.
 func (s Schema) Properties() iter.Seq[Property] {
 	return func(yield func(Property) bool) {
-		for _, p := range s.sc().props {
-			if !yield(Property{p.key, Schema{s.d, p.schema}, p.required}) {
+		for _, p := range s.d.propsOf(s.sc()) {
+			if !yield(Property{s.d.str(p.key), Schema{s.d, p.schema}, p.required}) {
 				return
 			}
 		}
@@ -90,12 +100,12 @@ func (s Schema) Properties() iter.Seq[Property] {
 // conversion, and an object has few of them among many).
 func (s Schema) Required() iter.Seq[Property] {
 	return func(yield func(Property) bool) {
-		sc := s.sc()
-		left := sc.nreq
-		for i := 0; left > 0 && i < len(sc.props); i++ {
-			if p := &sc.props[i]; p.required {
+		props := s.d.propsOf(s.sc())
+		left := s.sc().nreq
+		for i := 0; left > 0 && i < len(props); i++ {
+			if p := &props[i]; p.required {
 				left--
-				if !yield(Property{p.key, Schema{s.d, p.schema}, true}) {
+				if !yield(Property{s.d.str(p.key), Schema{s.d, p.schema}, true}) {
 					return
 				}
 			}
@@ -105,9 +115,9 @@ func (s Schema) Required() iter.Seq[Property] {
 
 // Property returns an object schema's property.
 func (s Schema) Property(key string) (Property, bool) {
-	sc := s.sc()
-	if i, ok := findProp(sc.props, []byte(key)); ok {
-		return Property{key, Schema{s.d, sc.props[i].schema}, sc.props[i].required}, true
+	props := s.d.propsOf(s.sc())
+	if i, ok := s.d.findProp(props, []byte(key)); ok {
+		return Property{key, Schema{s.d, props[i].schema}, props[i].required}, true
 	}
 	return Property{}, false
 }
@@ -124,7 +134,7 @@ func (s Schema) Items() Schema {
 }
 
 // Tag is a tagged union's discriminator property ("type", "role").
-func (s Schema) Tag() string { return s.sc().tag }
+func (s Schema) Tag() string { return s.d.str(s.sc().tag) }
 
 // Variant is a case of a tagged union.
 type Variant struct {
@@ -135,8 +145,8 @@ type Variant struct {
 // Variants iterates over a tagged union's cases, by tag value.
 func (s Schema) Variants() iter.Seq[Variant] {
 	return func(yield func(Variant) bool) {
-		for _, c := range s.sc().cases {
-			if !yield(Variant{c.value, Schema{s.d, c.schema}}) {
+		for _, c := range s.d.casesOf(s.sc()) {
+			if !yield(Variant{s.d.str(c.value), Schema{s.d, c.schema}}) {
 				return
 			}
 		}
@@ -147,7 +157,7 @@ func (s Schema) Variants() iter.Seq[Variant] {
 // JSON kinds).
 func (s Schema) Alternatives() iter.Seq[Schema] {
 	return func(yield func(Schema) bool) {
-		for _, a := range s.sc().alts {
+		for _, a := range s.d.altsOf(s.sc()) {
 			if !yield(Schema{s.d, a}) {
 				return
 			}

@@ -50,7 +50,7 @@ func (x *decoder) value(si int32) error {
 	switch c := x.data[start]; {
 	case c == '"':
 		var err error
-		if s.kind == kindAny || s.kind == kindScalar && s.values == nil && s.mask&mString != 0 {
+		if s.kind == kindAny || s.kind == kindScalar && !s.enum && s.mask&mString != 0 {
 			_, err = x.str()
 		} else {
 			err = x.walk(si)

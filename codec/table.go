@@ -55,49 +55,108 @@ func (m mask) String() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// schema is one entry of a shape table. Schemas refer to each other by index.
+// schema is one entry of a shape table. Schemas refer to each other by
+// index, and to their names, keys and lists by ref into their tables: a
+// table holds no pointer (but the few of tables), so the garbage collector
+// has nothing to scan in it (it scanned the 1.3 MB of the generated ones
+// on every cycle when they held strings and slices).
 type schema struct {
-	name   string   // component name, or a JSON pointer for an inline schema
-	kind   kind     //
-	mask   mask     // the JSON kinds a value may have
-	props  []prop   // kindObject: sorted by key
-	open   bool     // kindObject: keys besides props are allowed (not unknown)
-	nreq   int      // kindObject: how many props are required
-	nonull bool     // null is in mask only because the normalizer let optional properties be null
-	items  int32    // kindArray
-	values []string // kindScalar: the closed set of string values, sorted; nil if open
-	alts   []int32  // kindAlts
-	tag    string   // kindTagged: the discriminator property
-	cases  []tagCase
+	name  ref  // component name, or a JSON pointer for an inline schema (text)
+	kind  kind //
+	mask  mask // the JSON kinds a value may have
+	open  bool // kindObject: keys besides props are allowed (not unknown)
+	enum  bool // kindScalar: values is the closed set of string values (else any string)
+	props ref  // kindObject: in props, sorted by key
+	nreq  int32
+	// null is in mask only because the normalizer let optional properties
+	// be null
+	nonull bool
+	items  int32 // kindArray
+	values ref   // kindScalar, enum: in values, sorted
+	alts   ref   // kindAlts: in ints
+	tag    ref   // kindTagged: the discriminator property (text)
+	cases  ref   // kindTagged: in cases, sorted by value
 	dflt   int32 // kindTagged: the variant when the tag is absent, or -1
 	// kindTagged: the variants an object without the tag may be, the
-	// default first; set if there are several. It is the first whose
-	// required keys the object has.
-	untagged []int32
+	// default first, in ints; set if there are several. It is the first
+	// whose required keys the object has.
+	untagged ref
 }
 
+// ref is a run of one of a dialect's tables: text[off:off+n] for a
+// string, or the n entries from off of a list.
+type ref struct{ off, n int32 }
+
 type prop struct {
-	key      string
+	key      ref // text
 	schema   int32
 	required bool // required by the spec (x-spec-required): missing → a MissingField finding
 }
 
 type tagCase struct {
-	value  string
+	value  ref // text
 	schema int32
 }
 
 type component struct {
-	name   string
+	name   ref // text
 	schema int32
+}
+
+// tables are a dialect's shape tables: its schemas and what they refer to.
+type tables struct {
+	schemas []schema
+	props   []prop
+	cases   []tagCase
+	ints    []int32 // alternatives and untagged variants
+	values  []ref   // enums' values (text)
+	text    string  // every name, key, tag and value
+}
+
+func (t *tables) str(r ref) string { return t.text[r.off : r.off+r.n] }
+
+// is reports whether the string r is b: by length first, the text sliced
+// only for one of b's.
+func (t *tables) is(r ref, b []byte) bool {
+	return int(r.n) == len(b) && t.text[r.off:r.off+r.n] == string(b)
+}
+
+// hasValue reports whether the enum values r hold v.
+func (t *tables) hasValue(r ref, v []byte) bool {
+	for _, known := range t.values[r.off : r.off+r.n] {
+		if int(known.n) == len(v) && t.text[known.off:known.off+known.n] == string(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *tables) propsOf(s *schema) []prop {
+	return t.props[s.props.off : s.props.off+s.props.n]
+}
+
+func (t *tables) casesOf(s *schema) []tagCase {
+	return t.cases[s.cases.off : s.cases.off+s.cases.n]
+}
+
+func (t *tables) altsOf(s *schema) []int32 {
+	return t.ints[s.alts.off : s.alts.off+s.alts.n]
+}
+
+func (t *tables) untaggedOf(s *schema) []int32 {
+	return t.ints[s.untagged.off : s.untagged.off+s.untagged.n]
+}
+
+func (t *tables) valuesOf(s *schema) []ref {
+	return t.values[s.values.off : s.values.off+s.values.n]
 }
 
 // Dialect is the shape table of one spec (OpenAI's, OpenRouter's).
 // Dialects are immutable.
 type Dialect struct {
-	name       string
-	spec       string // the spec file it was generated from
-	schemas    []schema
+	name string
+	spec string // the spec file it was generated from
+	tables
 	components []component // sorted by name
 	payloads   [numPayloads]int32
 }
@@ -177,7 +236,7 @@ func (d *Dialect) Payload(p Payload) (Root, bool) {
 
 // Component returns the root for a component schema of the spec, by name.
 func (d *Dialect) Component(name string) (Root, bool) {
-	i, ok := slices.BinarySearchFunc(d.components, name, func(c component, n string) int { return strings.Compare(c.name, n) })
+	i, ok := slices.BinarySearchFunc(d.components, name, func(c component, n string) int { return strings.Compare(d.str(c.name), n) })
 	if !ok {
 		return Root{}, false
 	}
@@ -189,5 +248,5 @@ func (r Root) Name() string {
 	if r.d == nil {
 		return ""
 	}
-	return r.d.schemas[r.i].name
+	return r.d.str(r.d.schemas[r.i].name)
 }

@@ -26,7 +26,19 @@ func TestPayloadNames(t *testing.T) {
 func TestTables(t *testing.T) {
 	for _, d := range []*Dialect{OpenAI, OpenRouter} {
 		in := func(i int32) bool { return i >= 0 && int(i) < len(d.schemas) }
-		if !slices.IsSortedFunc(d.components, func(a, b component) int { return strings.Compare(a.name, b.name) }) {
+		// Every ref inside the text or its list (a table is refs, not
+		// strings and slices: a bad one would panic in a Decode).
+		inside := func(r ref, n int) bool { return r.off >= 0 && r.n >= 0 && int(r.off)+int(r.n) <= n }
+		text := func(what string, r ref) string {
+			if !inside(r, len(d.text)) {
+				t.Fatalf("%s: %s: %v outside the text (%d bytes)", d.name, what, r, len(d.text))
+			}
+			return d.str(r)
+		}
+		for _, c := range d.components {
+			text("component", c.name)
+		}
+		if !slices.IsSortedFunc(d.components, func(a, b component) int { return strings.Compare(d.str(a.name), d.str(b.name)) }) {
 			t.Errorf("%s: components not sorted", d.name)
 		}
 		// "": the spec has no such operation (OpenRouter's, no conversations).
@@ -54,59 +66,86 @@ func TestTables(t *testing.T) {
 		if _, ok := d.Component("NoSuchSchema"); ok {
 			t.Errorf("%s: a component that is not there", d.name)
 		}
-		for i, s := range d.schemas {
+		for i := range d.schemas {
+			s := &d.schemas[i]
+			name := text("schema name", s.name)
+			for what, l := range map[string]struct {
+				r ref
+				n int
+			}{"props": {s.props, len(d.props)}, "cases": {s.cases, len(d.cases)}, "values": {s.values, len(d.values)}, "alts": {s.alts, len(d.ints)}, "untagged": {s.untagged, len(d.ints)}} {
+				if !inside(l.r, l.n) {
+					t.Fatalf("%s: %s: %s %v outside its list (%d)", d.name, name, what, l.r, l.n)
+				}
+			}
 			if s.mask == 0 {
-				t.Errorf("%s: %s accepts nothing", d.name, s.name)
+				t.Errorf("%s: %s accepts nothing", d.name, name)
 			}
-			if !slices.IsSortedFunc(s.props, func(a, b prop) int { return strings.Compare(a.key, b.key) }) ||
-				len(slices.CompactFunc(slices.Clone(s.props), func(a, b prop) bool { return a.key == b.key })) != len(s.props) {
-				t.Errorf("%s: %s: properties not sorted and unique", d.name, s.name)
-			}
-			req := 0
-			for _, p := range s.props {
+			var keys []string
+			req := int32(0)
+			for _, p := range d.propsOf(s) {
+				key := text(name+" key", p.key)
+				keys = append(keys, key)
 				if !in(p.schema) {
-					t.Errorf("%s: %s.%s: schema %d out of range", d.name, s.name, p.key, p.schema)
+					t.Errorf("%s: %s.%s: schema %d out of range", d.name, name, key, p.schema)
 				}
 				if p.required {
 					req++
 				}
 			}
-			if req != s.nreq {
-				t.Errorf("%s: %s: nreq %d, %d required", d.name, s.name, s.nreq, req)
+			if !slices.IsSorted(keys) || len(slices.Compact(slices.Clone(keys))) != len(keys) {
+				t.Errorf("%s: %s: properties not sorted and unique", d.name, name)
 			}
-			if !slices.IsSorted(s.values) {
-				t.Errorf("%s: %s: values not sorted", d.name, s.name)
+			if req != s.nreq {
+				t.Errorf("%s: %s: nreq %d, %d required", d.name, name, s.nreq, req)
+			}
+			var values []string
+			for _, v := range d.valuesOf(s) {
+				values = append(values, text(name+" value", v))
+			}
+			if !slices.IsSorted(values) || !s.enum && len(values) > 0 {
+				t.Errorf("%s: %s: values not sorted, or not an enum's", d.name, name)
 			}
 			switch s.kind {
 			case kindArray:
 				if !in(s.items) {
-					t.Errorf("%s: %s: items %d", d.name, s.name, s.items)
+					t.Errorf("%s: %s: items %d", d.name, name, s.items)
 				}
 			case kindTagged:
-				if !slices.IsSortedFunc(s.cases, func(a, b tagCase) int { return strings.Compare(a.value, b.value) }) {
-					t.Errorf("%s: %s: cases not sorted", d.name, s.name)
+				text(name+" tag", s.tag)
+				var values []string
+				for _, c := range d.casesOf(s) {
+					values = append(values, text(name+" case", c.value))
 				}
-				for _, c := range append(slices.Clone(s.cases), tagCase{"(default)", s.dflt}) {
-					if c.value == "(default)" && c.schema < 0 {
+				if !slices.IsSorted(values) {
+					t.Errorf("%s: %s: cases not sorted", d.name, name)
+				}
+				cases := append(slices.Clone(d.casesOf(s)), tagCase{ref{-1, 0}, s.dflt})
+				for _, c := range cases {
+					if c.value.off < 0 && c.schema < 0 {
 						continue
 					}
 					// A variant is an object: the decoder records one node
 					// per value, and a union as variant would be a second.
 					if !in(c.schema) || d.schemas[c.schema].kind != kindObject && d.schemas[c.schema].kind != kindAny {
-						t.Errorf("%s: %s: variant %q is not an object schema", d.name, s.name, c.value)
+						t.Errorf("%s: %s: variant %v is not an object schema", d.name, name, c.value)
+					}
+				}
+				for _, v := range d.untaggedOf(s) {
+					if !in(v) {
+						t.Errorf("%s: %s: untagged variant %d", d.name, name, v)
 					}
 				}
 			case kindAlts:
 				// The JSON kind of a value picks one alternative: two that
 				// take objects (or arrays) would be a guess.
 				var objects, arrays int
-				for _, a := range s.alts {
+				for _, a := range d.altsOf(s) {
 					if !in(a) {
-						t.Errorf("%s: %s: alternative %d", d.name, s.name, a)
+						t.Errorf("%s: %s: alternative %d", d.name, name, a)
 						continue
 					}
 					if a == int32(i) {
-						t.Errorf("%s: %s is an alternative of itself", d.name, s.name)
+						t.Errorf("%s: %s is an alternative of itself", d.name, name)
 					}
 					if m := d.schemas[a].mask; m != mAll {
 						if m&mObject != 0 {
@@ -118,7 +157,7 @@ func TestTables(t *testing.T) {
 					}
 				}
 				if objects > 1 || arrays > 1 {
-					t.Errorf("%s: %s: %d alternatives take objects, %d arrays", d.name, s.name, objects, arrays)
+					t.Errorf("%s: %s: %d alternatives take objects, %d arrays", d.name, name, objects, arrays)
 				}
 			}
 		}

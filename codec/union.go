@@ -13,7 +13,8 @@ import (
 func (x *decoder) tagged(si int32) error {
 	s := &x.t[si]
 	start := x.pos
-	ks, ke, ts, te, tagKind, err := x.findTag(s.tag)
+	tag := x.tab.str(s.tag)
+	ks, ke, ts, te, tagKind, err := x.findTag(tag)
 	x.depth = 0
 	if err != nil {
 		x.pos = start
@@ -23,21 +24,24 @@ func (x *decoder) tagged(si int32) error {
 		return err
 	}
 	x.pos = start
-	variant, flags := int32(-1), nodeFlags(0)
+	variant, tcase, flags := int32(-1), int32(-1), nodeFlags(0)
 	switch {
 	case tagKind == mString:
 		v := x.data[ts+1 : te-1]
 		if hasEscape(v) {
 			v = unquote(v)
 		}
-		variant = findCase(s.cases, v)
+		cases := x.tab.casesOf(s)
+		if tcase = x.tab.findCase(cases, v); tcase >= 0 {
+			variant = cases[tcase].schema
+		}
 	case (tagKind == 0 || tagKind == mNull) && s.dflt >= 0:
 		// No tag (or a null one, which the variant's walk checks): the
 		// default variant, or among the variants whose tag is optional the
 		// first whose required keys are there.
 		variant, flags = x.untagged(s, start), nodeDefault
 	}
-	x.doc.nodes = append(x.doc.nodes, nodeRec{union: si, variant: variant, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags, path: x.record()})
+	x.doc.nodes = append(x.doc.nodes, nodeRec{union: si, variant: variant, tcase: tcase, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags, path: x.record()})
 	n := int32(len(x.doc.nodes) - 1)
 	switch {
 	case variant >= 0:
@@ -46,9 +50,9 @@ func (x *decoder) tagged(si int32) error {
 		err = x.via(variant)
 		x.parent = parent
 	case tagKind == 0:
-		x.missing(s.tag)
+		x.missing(tag)
 		err = x.skip()
-	case x.repeatedTag(s.tag, start) >= 0:
+	case x.repeatedTag(tag, start) >= 0:
 		// Not walked, so the walk would not see the tag repeated: an
 		// unknown first value must not hide a known second one.
 		x.step(seg{})
@@ -57,7 +61,7 @@ func (x *decoder) tagged(si int32) error {
 		if err = x.skip(); err == nil {
 			x.step(seg{start: int32(ks + 1), end: int32(ke)})
 			f := x.findAt(WrongKind, ts, te, 0, 0)
-			f.name, f.want = s.tag, mString
+			f.name, f.want = tag, mString
 			x.path = x.path[:len(x.path)-1]
 		}
 	default:
@@ -69,18 +73,20 @@ func (x *decoder) tagged(si int32) error {
 	return err
 }
 
-func findCase(cases []tagCase, v []byte) int32 {
+// findCase is the index of the case of value v among cases (sorted), or
+// -1.
+func (t *tables) findCase(cases []tagCase, v []byte) int32 {
 	lo, hi := 0, len(cases)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if cases[m].value < string(v) {
+		if t.str(cases[m].value) < string(v) {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(cases) && cases[lo].value == string(v) {
-		return cases[lo].schema
+	if lo < len(cases) && t.is(cases[lo].value, v) {
+		return int32(lo)
 	}
 	return -1
 }
@@ -167,7 +173,7 @@ func (x *decoder) tagFirst(tag string) (ks, ke int, ok bool) {
 // untagged picks the variant of an object of union s that has no tag: the
 // first of s.untagged whose required keys it has, else the default.
 func (x *decoder) untagged(s *schema, start int) int32 {
-	if len(s.untagged) == 0 {
+	if s.untagged.n == 0 {
 		return s.dflt
 	}
 	x.keys = x.keys[:0]
@@ -177,8 +183,8 @@ func (x *decoder) untagged(s *schema, start int) int32 {
 		return true
 	})
 	x.pos, x.depth = start, 0
-	for _, v := range s.untagged {
-		if x.hasRequired(&x.t[v], s.tag) {
+	for _, v := range x.tab.untaggedOf(s) {
+		if x.hasRequired(&x.t[v], x.tab.str(s.tag)) {
 			return v
 		}
 	}
@@ -188,11 +194,12 @@ func (x *decoder) untagged(s *schema, start int) int32 {
 // hasRequired reports whether the keys in x.keys include every key v
 // requires (but the tag).
 func (x *decoder) hasRequired(v *schema, tag string) bool {
-	for _, p := range v.props {
-		if !p.required || p.key == tag {
+	for _, p := range x.tab.propsOf(v) {
+		key := x.tab.str(p.key)
+		if !p.required || key == tag {
 			continue
 		}
-		if !slices.ContainsFunc(x.keys, func(k seg) bool { return x.keyIs(int(k.start)-1, int(k.end), p.key) }) {
+		if !slices.ContainsFunc(x.keys, func(k seg) bool { return x.keyIs(int(k.start)-1, int(k.end), key) }) {
 			return false
 		}
 	}

@@ -1,10 +1,12 @@
 package openapi_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -221,17 +223,39 @@ func TestInlineUntypedBody(t *testing.T) {
 	if src := string(g.Files["oas_schemas_gen.go"]); !strings.Contains(src, "type CreateConversationItemsRequest struct {") {
 		t.Errorf("the body is not a struct:\n%s", src)
 	}
-	tables := string(g.Tables)
-	i := strings.Index(tables, `{"CreateConversationItemsRequest", `)
-	if i < 0 {
-		t.Fatalf("no component in the tables:\n%s", tables)
+	if len(g.Tables) == 0 {
+		t.Fatal("no Go table")
 	}
-	idx, _, _ := strings.Cut(tables[i+len(`{"CreateConversationItemsRequest", `):], "}")
-	if !strings.Contains(tables, "ConversationItemsCreateRequest: "+idx+",") {
-		t.Errorf("ConversationItemsCreateRequest is not the body's schema %s:\n%s", idx, tables)
+	// The table's entries by name: its JSON form (the Go one holds offsets).
+	js, err := openapi.TablesJSON(s, []byte(doc))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(tables, `{name: "CreateConversationItemsRequest", kind: kindObject, mask: mObject, props: []prop{{"items", `) {
-		t.Errorf("the body's table entry is not an object with items:\n%s", tables)
+	var tab struct {
+		Components [][2]any `json:"components"`
+		Schemas    []struct {
+			Name  string   `json:"name"`
+			Kind  string   `json:"kind"`
+			Props [][3]any `json:"props"`
+		} `json:"schemas"`
+	}
+	if err := json.Unmarshal(js, &tab); err != nil {
+		t.Fatal(err)
+	}
+	idx := -1
+	for _, c := range tab.Components {
+		if c[0] == "CreateConversationItemsRequest" {
+			idx = int(c[1].(float64))
+		}
+	}
+	if idx < 0 {
+		t.Fatalf("no component in the tables:\n%s", js)
+	}
+	if !strings.Contains(string(g.Tables), "ConversationItemsCreateRequest: "+strconv.Itoa(idx)+",") {
+		t.Errorf("ConversationItemsCreateRequest is not the body's schema %d:\n%s", idx, g.Tables)
+	}
+	if e := tab.Schemas[idx]; e.Name != "CreateConversationItemsRequest" || e.Kind != "kindObject" || len(e.Props) == 0 || e.Props[0][0] != "items" {
+		t.Errorf("the body's table entry is not an object with items: %+v", e)
 	}
 }
 
