@@ -129,7 +129,6 @@ type translator struct {
 	bufp    *[]byte // what buf came in from the pool (Release)
 	marks   []mark  // where each event of the call starts in buf
 	events  []Event // returned, reused
-	out     []byte  // the Response's output, built at the end
 	final   []byte  // the terminal Response, in buf
 	scratch []byte
 	// arena holds what items keep (their finished JSON, call ids, names):
@@ -190,7 +189,7 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.finish, t.fail, t.cancel, t.sawFin, t.sawDet = mapping.Finish{}, nil, false, false, false
 	t.noted, t.upstream = false, [4][]byte{}
 	t.waiting, t.holding, t.held, t.heldEv, t.heldOut = 0, false, t.held[:0], t.heldEv[:0], 0
-	t.buf, t.marks, t.out, t.final, t.arena = t.buf[:0], t.marks[:0], t.out[:0], nil, t.arena[:0]
+	t.buf, t.marks, t.final, t.arena = t.buf[:0], t.marks[:0], nil, t.arena[:0]
 	t.resp = response{id: opts.ids().NewID("resp"), createdAt: opts.now(), status: "in_progress"}
 }
 
@@ -305,15 +304,8 @@ func (t *translator) terminal() {
 	for _, c := range t.calls {
 		t.closeCall(c)
 	}
-	t.out = t.out[:0]
-	for i, it := range t.items {
-		if i > 0 {
-			t.out = append(t.out, ',')
-		}
-		t.out = append(t.out, it.done...)
-	}
 	r := &t.resp
-	r.output = t.out
+	r.items = t.items
 	start := len(t.arena)
 	t.arena = t.reply.AppendUsage(t.arena)
 	r.usage = t.kept(start)

@@ -24,7 +24,7 @@ type item struct {
 	index int // output_index
 	id    string
 	open  bool
-	done  []byte // the finished item's JSON
+	done  []byte // the finished item's JSON (nil for a completion's message: appendItem writes it)
 	// a built-in call named, its place kept, not added yet; heldAt: the
 	// held events then (those after it wait for it)
 	reserved bool
@@ -114,22 +114,39 @@ func (t *translator) closeCur() {
 	t.closeParts(it)
 	switch it.kind {
 	case kMessage:
-		start := len(t.arena)
-		b := append(t.arena, `{"id":`...)
-		b = codec.AppendString(b, it.id)
-		b = append(b, `,"type":"message","status":"completed","role":"assistant","content":[`...)
-		for i, p := range it.parts {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendPart(b, p)
+		// A completion's message is written into its Response from its
+		// parts (appendItem): its text is copied once.
+		if t.stream {
+			start := len(t.arena)
+			t.arena = appendMessage(t.arena, it)
+			it.done = t.kept(start)
 		}
-		t.arena = append(b, "]}"...)
-		it.done = t.kept(start)
 	case kReasoning:
 		it.done = t.reasoningItem(it)
 	}
 	t.itemDone(it)
+}
+
+// appendMessage appends a message item, completed, made of its parts.
+func appendMessage(dst []byte, it *item) []byte {
+	dst = append(dst, `{"id":`...)
+	dst = codec.AppendString(dst, it.id)
+	dst = append(dst, `,"type":"message","status":"completed","role":"assistant","content":[`...)
+	for i, p := range it.parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendPart(dst, p)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendItem appends an item, done.
+func appendItem(dst []byte, it *item) []byte {
+	if it.done == nil && it.kind == kMessage {
+		return appendMessage(dst, it)
+	}
+	return append(dst, it.done...)
 }
 
 func (t *translator) itemDone(it *item) {

@@ -109,7 +109,7 @@ func (t *translator) newItem(kind itemKind) *item {
 // items' and parts' (the codec Doc's and the reply's, sized by a chunk,
 // not counted).
 func (t *translator) retained() int {
-	n := cap(t.buf) + cap(t.arena) + cap(t.out) + cap(t.held) + cap(t.scratch) + cap(t.lp) + cap(t.lpEv)
+	n := cap(t.buf) + cap(t.arena) + cap(t.held) + cap(t.scratch) + cap(t.lp) + cap(t.lpEv)
 	n += cap(t.marks)*int(unsafe.Sizeof(mark{})) + cap(t.heldEv)*int(unsafe.Sizeof(heldEvent{})) + cap(t.events)*int(unsafe.Sizeof(Event{}))
 	for _, it := range t.allItems {
 		n += cap(it.args) + cap(it.head)

@@ -90,8 +90,31 @@ type Request struct {
 	// (conversation: {"id"}), "" for none.
 	Stored       bool
 	Conversation string
-	echo         [nEcho][]byte
+	echo         echoRuns // nil json: every member's default (defaultEcho)
 }
+
+// echoRuns is what a Response echoes of its request, rendered once: each
+// member as the Response writes it (`,"key":value`, the request's value
+// or the default), one after another in the Response's order, member i
+// ending at ends[i] (store is left empty: Stored says). A Response
+// appends runs of it between its own members, and a stream writes three
+// Responses from it.
+type echoRuns struct {
+	json []byte
+	ends [nEcho]int32
+}
+
+// run is the members first to last, rendered.
+func (e *echoRuns) run(first, last int) []byte {
+	start := int32(0)
+	if first > 0 {
+		start = e.ends[first-1]
+	}
+	return e.json[start:e.ends[last]]
+}
+
+// defaultEcho is the echo of a request without any of the members.
+var defaultEcho = renderEcho([nEcho]codec.Value{}, 0)
 
 // The request fields a Response echoes, in the Response's order, with
 // what it says when the request has none.
@@ -198,25 +221,32 @@ func requestOf(v codec.Value, tools mapping.ToolMap) *Request {
 			}
 		}
 	}
-	// The values copied into one buffer: compacting shrinks them, and the
-	// members the tools are filled with (toolFill) have room to spare. (A
-	// buffer they outgrew would leave the values before in the old one,
-	// which those keep.)
-	buf := make([]byte, 0, size+512)
-	for i, m := range vals {
-		if !m.Exists() {
-			continue
-		}
-		start := len(buf)
-		if i == eTools {
-			buf = appendEchoTools(buf, m)
-		} else {
-			buf = append(buf, m.Raw()...)
-		}
-		buf = compactFrom(buf, start)
-		r.echo[i] = buf[start:len(buf):len(buf)]
-	}
+	r.echo = renderEcho(vals, size)
 	return r
+}
+
+// renderEcho renders the echoed members of vals (their default where
+// a value does not exist), size their values' length in all.
+func renderEcho(vals [nEcho]codec.Value, size int) echoRuns {
+	var e echoRuns
+	buf := make([]byte, 0, size+len(`,"":`)*nEcho+512)
+	for i, m := range vals {
+		if i != eStore {
+			buf = append(append(append(buf, `,"`...), echoes[i].key...), `":`...)
+			switch start := len(buf); {
+			case !m.Exists():
+				buf = append(buf, echoes[i].def...)
+			case i == eTools:
+				// the members the tools are filled with (toolFill)
+				buf = compactFrom(appendEchoTools(buf, m), start)
+			default:
+				buf = compactFrom(append(buf, m.Raw()...), start)
+			}
+		}
+		e.ends[i] = int32(len(buf))
+	}
+	e.json = buf
+	return e
 }
 
 // compactFrom compacts the value buf[start:] if it has line breaks
@@ -285,86 +315,66 @@ var toolFill = map[string][]struct{ key, val string }{
 	"namespace": {{"description", `""`}},
 }
 
-// appendField appends the request's value of echo i, or its default.
-func (r *Request) appendField(dst []byte, i int) []byte {
-	if i == eStore {
-		if r.Stored {
-			return append(dst, "true"...)
-		}
-		return append(dst, "false"...)
-	}
-	if r.echo[i] != nil {
-		return append(dst, r.echo[i]...)
-	}
-	return append(dst, echoes[i].def...)
-}
-
 // response is what a Response says besides the request's echo.
 type response struct {
 	id          string
 	createdAt   int64
 	completedAt int64 // 0: null
 	status      string
-	errJSON     []byte // the error object, nil: null
-	incomplete  string // incomplete_details.reason
-	output      []byte // the items, comma-separated
-	usage       []byte // nil: null
-	serviceTier []byte // the upstream's; nil: the request's
+	errJSON     []byte  // the error object, nil: null
+	incomplete  string  // incomplete_details.reason
+	items       []*item // the output items, done
+	usage       []byte  // nil: null
+	serviceTier []byte  // the upstream's; nil: the request's
 	warnings    []mapping.Warning
 	unstored    bool // Options.Commit failed: store is false whatever Request.Stored says
 }
 
 // appendResponse writes a Response object.
 func (r *Request) appendResponse(dst []byte, s *response) []byte {
+	e := &r.echo
+	if e.json == nil {
+		e = &defaultEcho
+	}
 	dst = append(dst, `{"id":`...)
 	dst = codec.AppendString(dst, s.id)
 	dst = append(dst, `,"object":"response","created_at":`...)
 	dst = strconv.AppendInt(dst, s.createdAt, 10)
-	dst = append(dst, `,"status":"`...)
-	dst = append(dst, s.status...)
-	dst = append(dst, `","background":`...)
-	dst = r.appendField(dst, eBackground)
-	dst = append(dst, `,"completed_at":`...)
+	dst = append(append(append(dst, `,"status":"`...), s.status...), '"')
+	dst = append(append(dst, e.run(eBackground, eBackground)...), `,"completed_at":`...)
 	if s.completedAt != 0 {
 		dst = strconv.AppendInt(dst, s.completedAt, 10)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = append(dst, `,"error":`...)
-	if s.errJSON != nil {
-		dst = append(dst, s.errJSON...)
-	} else {
-		dst = append(dst, "null"...)
-	}
+	dst = appendOrNull(append(dst, `,"error":`...), s.errJSON)
 	dst = append(dst, `,"incomplete_details":`...)
 	if s.incomplete != "" {
 		dst = append(append(append(dst, `{"reason":"`...), s.incomplete...), `"}`...)
 	} else {
 		dst = append(dst, "null"...)
 	}
-	for i := eInstructions; i <= eModel; i++ {
-		dst = r.member(dst, i)
-	}
-	dst = append(append(append(dst, `,"output":[`...), s.output...), ']')
-	for i := eParallelToolCalls; i < eUser; i++ {
-		if i == eServiceTier && s.serviceTier != nil {
-			dst = append(append(dst, `,"service_tier":`...), s.serviceTier...)
-			continue
+	dst = append(append(dst, e.run(eInstructions, eModel)...), `,"output":[`...)
+	for i, it := range s.items {
+		if i > 0 {
+			dst = append(dst, ',')
 		}
-		if i == eStore && s.unstored {
-			dst = append(dst, `,"store":false`...)
-			continue
-		}
-		dst = r.member(dst, i)
+		dst = appendItem(dst, it)
 	}
-	dst = append(dst, `,"usage":`...)
-	if s.usage != nil {
-		dst = append(dst, s.usage...)
+	dst = append(append(dst, ']'), e.run(eParallelToolCalls, eSafetyIdentifier)...)
+	if s.serviceTier != nil {
+		dst = append(append(dst, `,"service_tier":`...), s.serviceTier...)
 	} else {
-		dst = append(dst, "null"...)
+		dst = append(dst, e.run(eServiceTier, eServiceTier)...)
 	}
-	dst = r.member(dst, eUser)
-	dst = r.member(dst, eMetadata)
+	if r.Stored && !s.unstored {
+		dst = append(dst, `,"store":true`...)
+	} else {
+		dst = append(dst, `,"store":false`...)
+	}
+	dst = append(dst, e.run(eTemperature, eTruncation)...)
+	dst = appendOrNull(append(dst, `,"usage":`...), s.usage)
+	dst = append(dst, e.run(eUser, eMetadata)...)
 	if r.Conversation != "" {
 		dst = append(dst, `,"conversation":{"id":`...)
 		dst = append(codec.AppendString(dst, r.Conversation), '}')
@@ -386,7 +396,10 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 	return append(dst, '}')
 }
 
-func (r *Request) member(dst []byte, i int) []byte {
-	dst = append(append(append(dst, `,"`...), echoes[i].key...), `":`...)
-	return r.appendField(dst, i)
+// appendOrNull appends the JSON v, or null for nil.
+func appendOrNull(dst, v []byte) []byte {
+	if v == nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, v...)
 }
