@@ -388,15 +388,15 @@ func AppendString(dst []byte, s string) []byte {
 // run between escapes, it cost 21% more instructions on the 193 KB
 // request (an escape every 8 bytes).
 func plainPrefix(s string) int {
-	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	p := unsafe.Pointer(unsafe.StringData(s))
+	k := specialConsts
 	i := 0
-	for i+8 <= len(b) {
-		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+	for ; i+8 <= len(s); i += 8 {
+		if m := k.special(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
-		i += 8
 	}
-	for i < len(b) && plain[b[i]] {
+	for i < len(s) && plain[s[i]] {
 		i++
 	}
 	return i

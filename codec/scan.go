@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 )
 
 func (x *decoder) unexpected() error {
@@ -241,17 +242,19 @@ func (x *decoder) str() (end int, err error) {
 	d := x.data
 	i := x.pos + 1
 	x.esc = false
+	k := specialConsts // on the stack: each constant one short load
+	p := unsafe.Pointer(unsafe.SliceData(d))
 	for {
 		// Eight bytes at a time while none is a quote, a backslash, a
-		// control character or non-ASCII; then byte by byte.
-		for i+8 <= len(d) {
-			w := binary.LittleEndian.Uint64(d[i:])
-			if m := special(w); m != 0 {
+		// control character or non-ASCII; then byte by byte. (Read
+		// through p: d[i:] would check its bounds again, which the loop's
+		// condition keeps.)
+		for ; i+8 <= len(d); i += 8 {
+			if m := k.special(binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(p, i))[:])); m != 0 {
 				// The lowest bit marks the first such byte exactly.
 				i += bits.TrailingZeros64(m) >> 3
 				break
 			}
-			i += 8
 		}
 		for i < len(d) && plain[d[i]] {
 			i++
@@ -341,16 +344,25 @@ const (
 	hi = 0x8080808080808080
 )
 
-// hasZero has the high bit of each byte of w that is zero set (and maybe
-// others, but only above a byte that is zero or has its high bit set).
-func hasZero(w uint64) uint64 { return (w - lo) &^ w }
-
 // special has the high bit set of the first byte of w (the lowest) that a
 // JSON string does not hold as it is: a quote, a backslash, a control
-// character or non-ASCII (and maybe of bytes after it).
-func special(w uint64) uint64 {
-	return (w | (w - lo*0x20) | hasZero(w^(lo*'"')) | hasZero(w^(lo*'\\'))) & hi
+// character or non-ASCII (and maybe of bytes after it). Its constants
+// are c's (specialConsts, never written), which the loops calling it
+// copy to the stack: as constants, Go loads each anew in every
+// iteration, with a 10-byte instruction.
+func (c *swarConsts) special(w uint64) uint64 {
+	q, b := w^c.quote, w^c.backslash
+	return (w | (w - c.ctl) | hasZero(q, c.lo) | hasZero(b, c.lo)) & c.hi
 }
+
+type swarConsts struct{ lo, hi, ctl, quote, backslash uint64 }
+
+var specialConsts = swarConsts{lo, hi, lo * 0x20, lo * '"', lo * '\\'}
+
+// hasZero has the high bit of each byte of w that is zero set (and maybe
+// others, but only above a byte that is zero or has its high bit set); lo
+// is the constant lo, passed in.
+func hasZero(w, lo uint64) uint64 { return (w - lo) &^ w }
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
