@@ -2,6 +2,7 @@ package codec
 
 import (
 	"encoding/binary"
+	"iter"
 	"math/bits"
 	"unicode/utf8"
 	"unsafe"
@@ -231,6 +232,21 @@ func (b *Builder) Objects(arr Ref) func(yield func(Ref) bool) {
 		b.init()
 		for i := b.nodes[arr].first; i != 0; i = b.nodes[i].next {
 			if b.nodes[i].kind == bObject && !yield(Ref(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Members iterates over obj's members in order, as set: each key and its
+// node (RawOf reads a raw value; an object or array is a Ref to read on),
+// empty Builder objects and arrays included. One pass reads them all,
+// where a Raw or Child each would step over the members before it again.
+func (b *Builder) Members(obj Ref) iter.Seq2[string, Ref] {
+	return func(yield func(string, Ref) bool) {
+		b.init()
+		for i := b.nodes[obj].first; i != 0; i = b.nodes[i].next {
+			if !yield(b.nodes[i].key, Ref(i)) {
 				return
 			}
 		}

@@ -144,3 +144,35 @@ func TestAppendString(t *testing.T) {
 		}
 	}
 }
+
+// Members walks an object's members in the order they were set, a
+// replaced one in its place, a deleted one gone, empty containers
+// included; RawOf reads the raw ones and nil for a container.
+func TestBuilderMembers(t *testing.T) {
+	var b codec.Builder
+	b.Set(codec.Top, "a", []byte(`1`))
+	u := b.Object(codec.Top, "usage")
+	b.Set(u, "n", []byte(`2`))
+	b.Object(codec.Top, "empty")
+	b.Set(codec.Top, "gone", []byte(`3`))
+	b.Set(codec.Top, "a", []byte(`4`))
+	b.Delete(codec.Top, "gone")
+	var got []string
+	for k, r := range b.Members(codec.Top) {
+		got = append(got, fmt.Sprintf("%s=%s", k, b.RawOf(r)))
+		if k == "usage" {
+			for k, r := range b.Members(r) {
+				got = append(got, fmt.Sprintf("usage.%s=%s", k, b.RawOf(r)))
+			}
+		}
+	}
+	if want := "a=4 usage= usage.n=2 empty="; strings.Join(got, " ") != want {
+		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
+	}
+	for k := range b.Members(codec.Top) {
+		if k != "a" {
+			t.Errorf("the walk went on past a break, to %q", k)
+		}
+		break
+	}
+}

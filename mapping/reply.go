@@ -144,22 +144,51 @@ func (r *Reply) HasUsage() bool {
 // is input + output then), and OpenRouter's cost as usage.cost.
 func (r *Reply) AppendUsage(dst []byte) []byte {
 	b := &r.r.b
-	u, _ := b.Child(codec.Top, "usage")
-	in, _ := b.Child(u, "input_tokens_details")
-	out, _ := b.Child(u, "output_tokens_details")
-	input, output := count(b.Raw(u, "input_tokens")), count(b.Raw(u, "output_tokens"))
-	total := input + output
-	if raw := b.Raw(u, "total_tokens"); raw != nil {
-		total = count(raw)
+	// The members read in one pass (a Raw each would step over those
+	// before it again).
+	var input, output, total, cached, written, reasoning int64
+	var cost []byte
+	sawTotal := false
+	if u, ok := b.Child(codec.Top, "usage"); ok {
+		for k, m := range b.Members(u) {
+			switch k {
+			case "input_tokens":
+				input = count(b.RawOf(m))
+			case "output_tokens":
+				output = count(b.RawOf(m))
+			case "total_tokens":
+				total, sawTotal = count(b.RawOf(m)), b.RawOf(m) != nil
+			case "cost":
+				cost = b.RawOf(m)
+			case "input_tokens_details":
+				for k, d := range b.Members(m) {
+					switch k {
+					case "cached_tokens":
+						cached = count(b.RawOf(d))
+					case "cache_write_tokens":
+						written = count(b.RawOf(d))
+					}
+				}
+			case "output_tokens_details":
+				for k, d := range b.Members(m) {
+					if k == "reasoning_tokens" {
+						reasoning = count(b.RawOf(d))
+					}
+				}
+			}
+		}
+	}
+	if !sawTotal {
+		total = input + output
 	}
 	dst = strconv.AppendInt(append(dst, `{"input_tokens":`...), input, 10)
-	dst = strconv.AppendInt(append(dst, `,"input_tokens_details":{"cached_tokens":`...), count(b.Raw(in, "cached_tokens")), 10)
-	dst = strconv.AppendInt(append(dst, `,"cache_write_tokens":`...), count(b.Raw(in, "cache_write_tokens")), 10)
+	dst = strconv.AppendInt(append(dst, `,"input_tokens_details":{"cached_tokens":`...), cached, 10)
+	dst = strconv.AppendInt(append(dst, `,"cache_write_tokens":`...), written, 10)
 	dst = strconv.AppendInt(append(dst, `},"output_tokens":`...), output, 10)
-	dst = strconv.AppendInt(append(dst, `,"output_tokens_details":{"reasoning_tokens":`...), count(b.Raw(out, "reasoning_tokens")), 10)
+	dst = strconv.AppendInt(append(dst, `,"output_tokens_details":{"reasoning_tokens":`...), reasoning, 10)
 	dst = strconv.AppendInt(append(dst, `},"total_tokens":`...), total, 10)
-	if raw := b.Raw(u, "cost"); raw != nil {
-		dst = append(append(dst, `,"cost":`...), raw...)
+	if cost != nil {
+		dst = append(append(dst, `,"cost":`...), cost...)
 	}
 	return append(dst, '}')
 }
