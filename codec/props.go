@@ -143,8 +143,7 @@ func (x *decoder) expected(si int32, h *hint, n int) (ks, ke, i int, ok bool) {
 	// The key, its quotes and its colon as two words, as compact JSON
 	// writes them.
 	if m := &patMask[g.plen]; g.plen != 0 && ks+16 <= len(x.data) &&
-		binary.LittleEndian.Uint64(x.data[ks:])&m[0] == g.pat[0] &&
-		binary.LittleEndian.Uint64(x.data[ks+8:])&m[1] == g.pat[1] {
+		load8(x.data, ks)&m[0] == g.pat[0] && load8(x.data, ks+8)&m[1] == g.pat[1] {
 		x.pos = ks + int(g.plen)
 		ke = x.pos - 2
 	} else {
