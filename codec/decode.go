@@ -325,7 +325,10 @@ func (x *decoder) array(items int32) error {
 		}
 		t.add(x.doc, 0, 0, int32(vs), int32(x.pos), false)
 		x.path = x.path[:len(x.path)-1]
-		if more, err := x.next(']'); !more {
+		if x.comma() {
+			continue
+		}
+		if more, err := x.nextSlow(']'); !more {
 			if err == nil {
 				t.close(x.doc, x.pos)
 			}

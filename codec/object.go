@@ -90,7 +90,10 @@ func (x *decoder) object(si int32) error {
 			}
 			t.add(x.doc, int32(ks+1), int32(ke), int32(vs), int32(x.pos), esc)
 			x.path = x.path[:len(x.path)-1]
-			if more, err := x.next('}'); err != nil {
+			if x.comma() {
+				continue
+			}
+			if more, err := x.nextSlow('}'); err != nil {
 				return err
 			} else if !more {
 				break

@@ -394,6 +394,24 @@ func (x *decoder) key() (ks, ke int, err error) {
 // next reads what follows a member or an element: a comma (more: pos is
 // left at the next one) or the closing bracket close.
 func (x *decoder) next(close byte) (more bool, err error) {
+	if x.comma() {
+		return true, nil
+	}
+	return x.nextSlow(close)
+}
+
+// comma steps over compact JSON's comma with a token right after it, if
+// that is what is at pos: what next reads most, inlined where an object's
+// members and an array's elements are walked (nextSlow reads the rest).
+func (x *decoder) comma() bool {
+	if d, i := x.data, x.pos+1; uint(i) < uint(len(d)) && d[i-1] == ',' && d[i] > ' ' {
+		x.pos = i
+		return true
+	}
+	return false
+}
+
+func (x *decoder) nextSlow(close byte) (more bool, err error) {
 	x.ws()
 	if x.pos < len(x.data) {
 		switch x.data[x.pos] {
