@@ -178,6 +178,18 @@ func (x *decoder) skipFast() error {
 	return x.unexpected()
 }
 
+// atLit steps over the literal lit at i (pos) if it is there, inlined
+// where value reads one: compared with the constant lit, it is a load or
+// two, not literal's call to memequal.
+func (x *decoder) atLit(i int, lit string) bool {
+	if i+len(lit) <= len(x.data) && string(x.data[i:i+len(lit)]) == lit {
+		x.pos = i + len(lit)
+		return true
+	}
+	return false
+}
+
+// literal steps over the literal lit (true, false or null) at pos.
 func (x *decoder) literal(lit string) error {
 	if len(x.data)-x.pos < len(lit) || string(x.data[x.pos:x.pos+len(lit)]) != lit {
 		return x.syntax("invalid literal")

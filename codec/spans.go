@@ -65,14 +65,23 @@ func (x *decoder) value(si int32) error {
 		return x.array(s.items)
 	case c == 'n':
 		if s.mask&mNull != 0 || s.kind == kindAny {
+			if x.atLit(start, "null") {
+				return nil
+			}
 			return x.literal("null")
 		}
 	case c == 't':
 		if s.mask&mBool != 0 || s.kind == kindAny {
+			if x.atLit(start, "true") {
+				return nil
+			}
 			return x.literal("true")
 		}
 	case c == 'f':
 		if s.mask&mBool != 0 || s.kind == kindAny {
+			if x.atLit(start, "false") {
+				return nil
+			}
 			return x.literal("false")
 		}
 	case c == '-' || c >= '0' && c <= '9':
