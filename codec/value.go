@@ -141,7 +141,14 @@ func (k Key) String() string { return string(unquote(k.raw)) }
 //
 //	switch string(k.Bytes()) { case "model": … }
 func (k Key) Bytes() []byte {
-	if !k.plain && hasEscape(k.raw) {
+	if k.plain { // inlined: the converters' switches read every key
+		return k.raw
+	}
+	return k.unescaped()
+}
+
+func (k Key) unescaped() []byte {
+	if hasEscape(k.raw) {
 		return unquote(k.raw)
 	}
 	return k.raw
