@@ -256,6 +256,22 @@ func (c *reply) drop(v codec.Value, path, reason string) {
 	}
 }
 
+// isZero reports whether raw, a JSON number, is zero (0, -0, 0.0, 0e5):
+// whether the digits before its exponent are all 0. (Not parsed: a chat
+// completion has zeros in its usage details, and 1e-400, which a float
+// holds as 0, is not one.)
+func isZero(raw []byte) bool {
+	for _, c := range raw {
+		switch {
+		case c == 'e' || c == 'E':
+			return true
+		case c >= '1' && c <= '9':
+			return false
+		}
+	}
+	return true
+}
+
 func empty(v codec.Value) bool {
 	switch v.Kind() {
 	case codec.Null:
@@ -264,8 +280,7 @@ func empty(v codec.Value) bool {
 		b, _ := v.Bool()
 		return !b
 	case codec.Number:
-		f, ok := v.Float()
-		return ok && f == 0
+		return isZero(v.Raw())
 	case codec.String:
 		return len(v.Raw()) == 2
 	case codec.Array:
