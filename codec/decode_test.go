@@ -603,4 +603,20 @@ func TestFindingAt(t *testing.T) {
 	if want := []string{"zz", "input[1].content[0].yy", "input[1].xx", "tools[0].name", "tools[0].strict"}; !slices.Equal(paths, want) {
 		t.Errorf("findings at %q, want %q", paths, want)
 	}
+	// Escaped keys are compared unescaped, at the top and below.
+	doc, err = codec.Decode(oaRequest, []byte(`{"z\u007a":1,"in\u0070ut":[{"role":"user","content":"a","x\u0078":3}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, f := range doc.Findings() {
+		for _, pattern := range []string{"zz", `z\u007a`, "input[].xx", `in\u0070ut[].xx`, `input[].x\u0078`, "input[].x"} {
+			if f.At(pattern) {
+				at = append(at, pattern)
+			}
+		}
+	}
+	if want := []string{"zz", "input[].xx"}; !slices.Equal(at, want) {
+		t.Errorf("escaped keys At %q, want %q", at, want)
+	}
 }

@@ -385,7 +385,9 @@ func (f Finding) At(pattern string) bool {
 		if hasEscape(key) {
 			key = unquote(key)
 		}
-		if !strings.HasSuffix(p, string(key)) {
+		// (p[…] != string(key), not HasSuffix(p, string(key)): a
+		// comparison does not convert the key, a call's argument does.)
+		if len(p) < len(key) || p[len(p)-len(key):] != string(key) {
 			return false
 		}
 		if p = p[:len(p)-len(key)]; s.parent >= 0 {
