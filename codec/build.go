@@ -404,6 +404,24 @@ func AppendString(dst []byte, s string) []byte {
 // request (an escape every 8 bytes).
 func plainPrefix(s string) int {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	if len(b) < 8 { // most keys and names: two words of four, or bytes
+		if len(b) < 4 {
+			i := 0
+			for i < len(b) && plain[b[i]] {
+				i++
+			}
+			return i
+		}
+		k := specialConsts
+		if m := k.special32(load4(b, 0)); m != 0 {
+			return bits.TrailingZeros32(m) >> 3
+		}
+		j := len(b) - 4 // the last four (those before 4 plain)
+		if m := k.special32(load4(b, j)); m != 0 {
+			return j + bits.TrailingZeros32(m)>>3
+		}
+		return len(b)
+	}
 	k := specialConsts
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
@@ -411,10 +429,15 @@ func plainPrefix(s string) int {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
-	for i < len(b) && plain[b[i]] {
-		i++
+	if i == len(b) {
+		return i
 	}
-	return i
+	// The last word of the string, those of its bytes before i plain.
+	j := len(b) - 8
+	if m := k.special(load8(b, j)); m != 0 {
+		return j + bits.TrailingZeros64(m)>>3
+	}
+	return len(b)
 }
 
 const hexDigit = "0123456789abcdef"

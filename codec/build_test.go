@@ -145,6 +145,28 @@ func TestAppendString(t *testing.T) {
 	}
 }
 
+// Every length up to three words, one byte to escape or check at each
+// place of it: the words of eight, the last word overlapping those before
+// it, the two words of four of a short string, the bytes of a shorter one.
+func TestAppendStringPlaces(t *testing.T) {
+	for n := 1; n <= 24; n++ {
+		for p := range n {
+			for _, c := range []string{`"`, `\`, "\x1f", "\n", "é"} {
+				in := strings.Repeat("a", p) + c + strings.Repeat("b", n-p-1)
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(in); err != nil {
+					t.Fatal(err)
+				}
+				if got := codec.AppendString(nil, in); string(got) != strings.TrimSuffix(want.String(), "\n") {
+					t.Errorf("%q: %s, want %s", in, got, want.Bytes())
+				}
+			}
+		}
+	}
+}
+
 // Members walks an object's members in the order they were set, a
 // replaced one in its place, a deleted one gone, empty containers
 // included; RawOf reads the raw ones and nil for a container.

@@ -364,6 +364,13 @@ func (c *swarConsts) special(w uint64) uint64 {
 	return (w | (w - c.ctl) | hasZero(q, c.lo) | hasZero(b, c.lo)) & c.hi
 }
 
+// special32 is special for four bytes.
+func (c *swarConsts) special32(w uint32) uint32 {
+	lo := uint32(c.lo)
+	q, b := w^uint32(c.quote), w^uint32(c.backslash)
+	return (w | (w - uint32(c.ctl)) | (q-lo)&^q | (b-lo)&^b) & uint32(c.hi)
+}
+
 type swarConsts struct{ lo, hi, ctl, quote, backslash uint64 }
 
 var specialConsts = swarConsts{lo, hi, lo * 0x20, lo * '"', lo * '\\'}
@@ -379,6 +386,11 @@ func hasZero(w, lo uint64) uint64 { return (w - lo) &^ w }
 // their instructions.
 func load8(d []byte, i int) uint64 {
 	return binary.LittleEndian.Uint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d)), i))[:])
+}
+
+// load4 is load8 for four bytes: i ≥ 0, i+4 ≤ len(d).
+func load4(d []byte, i int) uint32 {
+	return binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d)), i))[:])
 }
 
 func isHex(c byte) bool {
