@@ -126,6 +126,14 @@ func (b *Builder) Set(obj Ref, key string, raw []byte) {
 	b.add(obj, bnode{key: key, raw: raw})
 }
 
+// SetNew sets obj's member key to raw if obj has no such member yet (a
+// mapping's earlier entry keeps what it set), with one look for it.
+func (b *Builder) SetNew(obj Ref, key string, raw []byte) {
+	if b.member(obj, key) == 0 {
+		b.add(obj, bnode{key: key, raw: raw})
+	}
+}
+
 // SetJSON sets obj's member key to raw, a JSON value held in a string (a
 // constant: `"assistant"`), without copying it.
 func (b *Builder) SetJSON(obj Ref, key, raw string) {

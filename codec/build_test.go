@@ -169,7 +169,8 @@ func TestAppendStringPlaces(t *testing.T) {
 
 // Members walks an object's members in the order they were set, a
 // replaced one in its place, a deleted one gone, empty containers
-// included; RawOf reads the raw ones and nil for a container.
+// included; RawOf reads the raw ones and nil for a container. SetNew
+// leaves a member that has a value as it is.
 func TestBuilderMembers(t *testing.T) {
 	var b codec.Builder
 	b.Set(codec.Top, "a", []byte(`1`))
@@ -179,6 +180,8 @@ func TestBuilderMembers(t *testing.T) {
 	b.Set(codec.Top, "gone", []byte(`3`))
 	b.Set(codec.Top, "a", []byte(`4`))
 	b.Delete(codec.Top, "gone")
+	b.SetNew(codec.Top, "a", []byte(`5`)) // a has a value: kept
+	b.SetNew(u, "m", []byte(`6`))
 	var got []string
 	for k, r := range b.Members(codec.Top) {
 		got = append(got, fmt.Sprintf("%s=%s", k, b.RawOf(r)))
@@ -188,7 +191,7 @@ func TestBuilderMembers(t *testing.T) {
 			}
 		}
 	}
-	if want := "a=4 usage= usage.n=2 empty="; strings.Join(got, " ") != want {
+	if want := "a=4 usage= usage.n=2 usage.m=6 empty="; strings.Join(got, " ") != want {
 		t.Errorf("got %q, want %q", strings.Join(got, " "), want)
 	}
 	for k := range b.Members(codec.Top) {
