@@ -319,45 +319,45 @@ func (b *Builder) empty(i int32) bool {
 // AppendJSON appends the payload to dst.
 func (b *Builder) AppendJSON(dst []byte) []byte {
 	b.init()
-	return b.appendNode(dst, 0)
+	dst, _ = b.appendNode(dst, 0)
+	return dst
 }
 
-func (b *Builder) appendNode(dst []byte, i int32) []byte {
+// appendNode appends node i and reports whether it holds anything (empty
+// says): a container's members are appended one by one, and one that
+// turns out empty is taken back, so that each node is looked at once
+// (asking empty first would walk each container once for every level
+// above it).
+func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 	n := &b.nodes[i]
-	switch n.kind {
-	case bRaw:
-		return append(dst, n.raw...)
-	case bObject:
-		dst = append(dst, '{')
-		sep := false
-		for c := n.first; c != 0; c = b.nodes[c].next {
-			if b.empty(c) {
-				continue
-			}
-			if sep {
-				dst = append(dst, ',')
-			}
-			sep = true
-			dst = AppendString(dst, b.nodes[c].key)
-			dst = append(dst, ':')
-			dst = b.appendNode(dst, c)
-		}
-		return append(dst, '}')
-	default:
-		dst = append(dst, '[')
-		sep := false
-		for c := n.first; c != 0; c = b.nodes[c].next {
-			if b.empty(c) {
-				continue
-			}
-			if sep {
-				dst = append(dst, ',')
-			}
-			sep = true
-			dst = b.appendNode(dst, c)
-		}
-		return append(dst, ']')
+	if n.kind == bRaw {
+		return append(dst, n.raw...), n.raw != nil
 	}
+	open, close := byte('{'), byte('}')
+	if n.kind == bArray {
+		open, close = '[', ']'
+	}
+	dst = append(dst, open)
+	some := false
+	for c := n.first; c != 0; c = b.nodes[c].next {
+		if m := &b.nodes[c]; m.kind == bRaw && m.raw == nil {
+			continue
+		}
+		mark := len(dst)
+		if some {
+			dst = append(dst, ',')
+		}
+		if n.kind == bObject {
+			dst = append(AppendString(dst, b.nodes[c].key), ':')
+		}
+		var full bool
+		if dst, full = b.appendNode(dst, c); full {
+			some = true
+		} else {
+			dst = dst[:mark]
+		}
+	}
+	return append(dst, close), some
 }
 
 // AppendString appends s as a JSON string: quotes, backslashes and
