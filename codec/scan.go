@@ -139,7 +139,10 @@ func (x *decoder) skipFast() error {
 			if err := x.skipFast(); err != nil {
 				return err
 			}
-			if more, err := x.next('}'); !more {
+			if x.comma() {
+				continue
+			}
+			if more, err := x.nextSlow('}'); !more {
 				x.depth--
 				return err
 			}
@@ -159,16 +162,28 @@ func (x *decoder) skipFast() error {
 			if err := x.skipFast(); err != nil {
 				return err
 			}
-			if more, err := x.next(']'); !more {
+			if x.comma() {
+				continue
+			}
+			if more, err := x.nextSlow(']'); !more {
 				x.depth--
 				return err
 			}
 		}
 	case c == 't':
+		if x.atLit(x.pos, "true") {
+			return nil
+		}
 		return x.literal("true")
 	case c == 'f':
+		if x.atLit(x.pos, "false") {
+			return nil
+		}
 		return x.literal("false")
 	case c == 'n':
+		if x.atLit(x.pos, "null") {
+			return nil
+		}
 		return x.literal("null")
 	case c == '-' || c >= '0' && c <= '9':
 		end, _, err := x.number()
