@@ -201,3 +201,29 @@ func TestBuilderMembers(t *testing.T) {
 		break
 	}
 }
+
+// What holds nothing is left out wherever it is: an empty object or array
+// (or one of only such) as the first member, between members, last, as an
+// array's element, and a nil raw value; a raw {} or [] is kept.
+func TestBuilderLeavesOutEmpty(t *testing.T) {
+	var b codec.Builder
+	b.Object(codec.Top, "first")
+	b.Set(codec.Top, "nil", nil)
+	b.Set(codec.Top, "a", []byte(`1`))
+	b.AppendObject(b.Array(b.Object(codec.Top, "nested"), "list"))
+	arr := b.Array(codec.Top, "arr")
+	b.AppendObject(arr)
+	b.AppendRaw(arr, []byte(`[]`))
+	b.AppendObject(arr)
+	b.AppendRaw(arr, nil)
+	b.Set(b.AppendObject(arr), "k", []byte(`{}`))
+	b.Object(codec.Top, "last")
+	if got, want := string(b.AppendJSON([]byte("x"))), `x{"a":1,"arr":[[],{"k":{}}]}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var e codec.Builder
+	e.Object(codec.Top, "only")
+	if got := string(e.AppendJSON(nil)); got != `{}` {
+		t.Errorf("an empty payload: %s", got)
+	}
+}

@@ -112,7 +112,9 @@ func (x *decoder) trace() error {
 	return x.skipFast()
 }
 
-// skipFast validates and steps over the value at pos.
+// skipFast validates and steps over the value at pos. It reads only the
+// data, not the Doc (Valid has none), and names no path in its errors
+// (it keeps none).
 func (x *decoder) skipFast() error {
 	if x.pos >= len(x.data) {
 		return x.unexpected()
@@ -171,20 +173,20 @@ func (x *decoder) skipFast() error {
 			}
 		}
 	case c == 't':
-		if x.atLit(x.pos, "true") {
+		if x.atLit("true") {
 			return nil
 		}
-		return x.literal("true")
+		return x.invalidLiteral()
 	case c == 'f':
-		if x.atLit(x.pos, "false") {
+		if x.atLit("false") {
 			return nil
 		}
-		return x.literal("false")
+		return x.invalidLiteral()
 	case c == 'n':
-		if x.atLit(x.pos, "null") {
+		if x.atLit("null") {
 			return nil
 		}
-		return x.literal("null")
+		return x.invalidLiteral()
 	case c == '-' || c >= '0' && c <= '9':
 		end, _, err := x.number()
 		x.pos = end
@@ -193,25 +195,19 @@ func (x *decoder) skipFast() error {
 	return x.unexpected()
 }
 
-// atLit steps over the literal lit at i (pos) if it is there, inlined
-// where value reads one: compared with the constant lit, it is a load or
-// two, not literal's call to memequal.
-func (x *decoder) atLit(i int, lit string) bool {
-	if i+len(lit) <= len(x.data) && string(x.data[i:i+len(lit)]) == lit {
+// atLit steps over the literal lit (true, false or null) at pos if it is
+// there; else invalidLiteral is the error. Inlined where value and
+// skipFast read one: compared with the constant lit, it is a load or two,
+// not a call to memequal.
+func (x *decoder) atLit(lit string) bool {
+	if i := x.pos; i+len(lit) <= len(x.data) && string(x.data[i:i+len(lit)]) == lit {
 		x.pos = i + len(lit)
 		return true
 	}
 	return false
 }
 
-// literal steps over the literal lit (true, false or null) at pos.
-func (x *decoder) literal(lit string) error {
-	if len(x.data)-x.pos < len(lit) || string(x.data[x.pos:x.pos+len(lit)]) != lit {
-		return x.syntax("invalid literal")
-	}
-	x.pos += len(lit)
-	return nil
-}
+func (x *decoder) invalidLiteral() error { return x.syntax("invalid literal") }
 
 // number scans the number at pos without consuming it: where it ends and
 // whether it has neither fraction nor exponent.

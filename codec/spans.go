@@ -65,24 +65,24 @@ func (x *decoder) value(si int32) error {
 		return x.array(s.items)
 	case c == 'n':
 		if s.mask&mNull != 0 || s.kind == kindAny {
-			if x.atLit(start, "null") {
+			if x.atLit("null") {
 				return nil
 			}
-			return x.literal("null")
+			return x.invalidLiteral()
 		}
 	case c == 't':
 		if s.mask&mBool != 0 || s.kind == kindAny {
-			if x.atLit(start, "true") {
+			if x.atLit("true") {
 				return nil
 			}
-			return x.literal("true")
+			return x.invalidLiteral()
 		}
 	case c == 'f':
 		if s.mask&mBool != 0 || s.kind == kindAny {
-			if x.atLit(start, "false") {
+			if x.atLit("false") {
 				return nil
 			}
-			return x.literal("false")
+			return x.invalidLiteral()
 		}
 	case c == '-' || c >= '0' && c <= '9':
 		end, integral, err := x.number()

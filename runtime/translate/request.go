@@ -101,16 +101,17 @@ type Request struct {
 // Responses from it.
 type echoRuns struct {
 	json []byte
-	ends [nEcho]int32
+	ends [nEcho]int
 }
 
-// run is the members first to last, rendered.
+// run is the members first to last, rendered (read-only: defaultEcho's
+// are every zero Request's).
 func (e *echoRuns) run(first, last int) []byte {
-	start := int32(0)
+	start := 0
 	if first > 0 {
 		start = e.ends[first-1]
 	}
-	return e.json[start:e.ends[last]]
+	return e.json[start:e.ends[last]:e.ends[last]]
 }
 
 // defaultEcho is the echo of a request without any of the members.
@@ -157,7 +158,7 @@ var echoes = [nEcho]struct{ key, def string }{
 	{"reasoning", "null"},
 	{"safety_identifier", "null"},
 	{"service_tier", `"default"`},
-	{"store", "false"}, // Request.Stored says
+	{"store", ""}, // not echoed: Request.Stored says (appendResponse)
 	{"temperature", "1"},
 	{"text", `{"format":{"type":"text"}}`},
 	{"tool_choice", `"auto"`},
@@ -243,7 +244,7 @@ func renderEcho(vals [nEcho]codec.Value, size int) echoRuns {
 				buf = compactFrom(append(buf, m.Raw()...), start)
 			}
 		}
-		e.ends[i] = int32(len(buf))
+		e.ends[i] = len(buf)
 	}
 	e.json = buf
 	return e

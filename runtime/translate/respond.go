@@ -32,8 +32,10 @@ func (r *Responder) Convert(req *Request, body []byte, opts Options) ([]byte, []
 	t := &r.t
 	t.reset(req, opts, false)
 	t.phase = phaseStreaming
-	// Room for the Response at once: about the body's size in items and
-	// usage (arena), then those again with the request's echo (buf).
+	// Room for the Response at once: the items made in the arena (calls,
+	// reasoning; a message is written from its parts, appendItem) and the
+	// usage, at most about the body's size; then the Response with the
+	// request's echo (buf).
 	if n := len(body) + 1024; cap(t.arena) < n {
 		t.arena = make([]byte, 0, n)
 	}
