@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -23,11 +24,19 @@ type IDSource interface {
 // RandomIDs makes ids of 24 random bytes in hex, as OpenAI's look.
 type RandomIDs struct{}
 
-// NewID returns prefix_ and 48 hex digits.
+// NewID returns prefix_ and 48 hex digits, made in one allocation (a
+// Response takes one id per item).
 func (RandomIDs) NewID(prefix string) string {
 	var b [24]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return prefix + "_" + hex.EncodeToString(b[:])
+	var id strings.Builder
+	id.Grow(len(prefix) + 1 + hex.EncodedLen(len(b)))
+	id.WriteString(prefix)
+	id.WriteByte('_')
+	var h [48]byte
+	hex.Encode(h[:], b[:])
+	id.Write(h[:])
+	return id.String()
 }
 
 // SeqIDs makes ids from a counter (prefix_0001, prefix_0002, …): for tests
