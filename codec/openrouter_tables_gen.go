@@ -586,369 +586,369 @@ var openRouterSchemas = [...]schema{
 	87:/* ChatReasoningDetails */ {name: ref{4078, 20}, kind: kindArray, mask: mArray, items: 347},
 	88:/* ChatReasoningSummaryVerbosityEnum */ {name: ref{4098, 33}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{42, 3}},
 	89:/* ChatRequest */ {name: ref{4146, 11}, kind: kindObject, mask: mObject, props: ref{321, 43}, nreq: 1},
-	90:/* ChatResult */ {name: ref{4366, 10}, kind: kindObject, mask: mObject, props: ref{364, 9}, nreq: 6},
-	91:/* ChatSearchModelsServerTool */ {name: ref{4408, 26}, kind: kindObject, mask: mObject, props: ref{373, 2}, nreq: 1},
-	92:/* ChatServerToolChoice */ {name: ref{4434, 20}, kind: kindObject, mask: mObject, props: ref{375, 1}, nreq: 1},
-	93:/* ChatStreamChoice */ {name: ref{4454, 16}, kind: kindObject, mask: mObject, props: ref{376, 5}, nreq: 3},
-	94:/* ChatStreamChunk */ {name: ref{4470, 15}, kind: kindObject, mask: mObject, props: ref{381, 10}, nreq: 5},
-	95:/* ChatStreamDelta */ {name: ref{4485, 15}, kind: kindObject, mask: mObject, props: ref{391, 9}},
-	96:/* ChatStreamOptions */ {name: ref{4500, 17}, kind: kindObject, mask: mNull | mObject, props: ref{400, 1}},
+	90:/* ChatResult */ {name: ref{4366, 10}, kind: kindObject, mask: mObject, props: ref{364, 10}, nreq: 6},
+	91:/* ChatSearchModelsServerTool */ {name: ref{4408, 26}, kind: kindObject, mask: mObject, props: ref{374, 2}, nreq: 1},
+	92:/* ChatServerToolChoice */ {name: ref{4434, 20}, kind: kindObject, mask: mObject, props: ref{376, 1}, nreq: 1},
+	93:/* ChatStreamChoice */ {name: ref{4454, 16}, kind: kindObject, mask: mObject, props: ref{377, 5}, nreq: 3},
+	94:/* ChatStreamChunk */ {name: ref{4470, 15}, kind: kindObject, mask: mObject, props: ref{382, 11}, nreq: 5},
+	95:/* ChatStreamDelta */ {name: ref{4485, 15}, kind: kindObject, mask: mObject, props: ref{393, 9}},
+	96:/* ChatStreamOptions */ {name: ref{4500, 17}, kind: kindObject, mask: mNull | mObject, props: ref{402, 1}},
 	97:/* ChatStreamReasoningDetails */ {name: ref{4530, 26}, kind: kindArray, mask: mArray, items: 347},
-	98:/* ChatStreamToolCall */ {name: ref{4556, 18}, kind: kindObject, mask: mObject, props: ref{401, 4}, nreq: 1},
-	99:/* ChatStreamingResponse */ {name: ref{4574, 21}, kind: kindObject, mask: mObject, props: ref{405, 1}, nreq: 1},
-	100:/* ChatSystemMessage */ {name: ref{4595, 17}, kind: kindObject, mask: mObject, props: ref{406, 3}, nreq: 2},
-	101:/* ChatTokenLogprob */ {name: ref{4612, 16}, kind: kindObject, mask: mObject, props: ref{409, 4}, nreq: 4},
-	102:/* ChatTokenLogprobs */ {name: ref{4645, 17}, kind: kindObject, mask: mNull | mObject, props: ref{413, 2}, nreq: 1},
-	103:/* ChatToolCall */ {name: ref{4662, 12}, kind: kindObject, mask: mObject, props: ref{415, 3}, nreq: 3},
+	98:/* ChatStreamToolCall */ {name: ref{4556, 18}, kind: kindObject, mask: mObject, props: ref{403, 4}, nreq: 1},
+	99:/* ChatStreamingResponse */ {name: ref{4574, 21}, kind: kindObject, mask: mObject, props: ref{407, 1}, nreq: 1},
+	100:/* ChatSystemMessage */ {name: ref{4595, 17}, kind: kindObject, mask: mObject, props: ref{408, 3}, nreq: 2},
+	101:/* ChatTokenLogprob */ {name: ref{4612, 16}, kind: kindObject, mask: mObject, props: ref{411, 4}, nreq: 4},
+	102:/* ChatTokenLogprobs */ {name: ref{4645, 17}, kind: kindObject, mask: mNull | mObject, props: ref{415, 2}, nreq: 1},
+	103:/* ChatToolCall */ {name: ref{4662, 12}, kind: kindObject, mask: mObject, props: ref{417, 4}, nreq: 3},
 	104:/* ChatToolChoice */ {name: ref{4674, 14}, kind: kindAlts, mask: mObject | mString, alts: ref{3, 2}},
-	105:/* ChatToolMessage */ {name: ref{4688, 15}, kind: kindObject, mask: mObject, props: ref{418, 3}, nreq: 3},
-	106:/* ChatUsage */ {name: ref{4715, 9}, kind: kindObject, mask: mObject, props: ref{421, 9}, nreq: 3},
-	107:/* ChatUserMessage */ {name: ref{4858, 15}, kind: kindObject, mask: mObject, props: ref{430, 3}, nreq: 2},
-	108:/* ChatWebSearchShorthand */ {name: ref{4873, 22}, kind: kindObject, mask: mObject, props: ref{433, 12}, nreq: 1},
-	109:/* CodeInterpreterCallCodeDeltaEvent */ {name: ref{5008, 33}, kind: kindObject, mask: mObject, props: ref{445, 5}, nreq: 5},
-	110:/* CodeInterpreterCallCodeDoneEvent */ {name: ref{5041, 32}, kind: kindObject, mask: mObject, props: ref{450, 5}, nreq: 5},
-	111:/* CodeInterpreterCallCompletedEvent */ {name: ref{5073, 33}, kind: kindObject, mask: mObject, props: ref{455, 4}, nreq: 4},
-	112:/* CodeInterpreterCallInProgressEvent */ {name: ref{5106, 34}, kind: kindObject, mask: mObject, props: ref{459, 4}, nreq: 4},
-	113:/* CodeInterpreterCallInterpretingEvent */ {name: ref{5140, 36}, kind: kindObject, mask: mObject, props: ref{463, 4}, nreq: 4},
-	114:/* CodeInterpreterCallItem */ {name: ref{5176, 23}, kind: kindObject, mask: mObject, props: ref{467, 6}, open: true, nreq: 3},
-	115:/* CodeInterpreterFileOutput */ {name: ref{5218, 25}, kind: kindObject, mask: mObject, props: ref{473, 10}, nreq: 1},
-	116:/* CodeInterpreterImageOutput */ {name: ref{5299, 26}, kind: kindObject, mask: mObject, props: ref{483, 2}, nreq: 2},
-	117:/* CodeInterpreterLogsOutput */ {name: ref{5325, 25}, kind: kindObject, mask: mObject, props: ref{485, 2}, nreq: 2},
-	118:/* CodeInterpreterServerTool */ {name: ref{5354, 25}, kind: kindObject, mask: mObject, props: ref{487, 2}, nreq: 2},
-	119:/* CodexLocalShellTool */ {name: ref{5388, 19}, kind: kindObject, mask: mObject, props: ref{489, 1}, nreq: 1},
-	120:/* CompactionItem */ {name: ref{5407, 14}, kind: kindObject, mask: mObject, props: ref{490, 3}, open: true, nreq: 2},
-	121:/* CompletedEvent */ {name: ref{5421, 14}, kind: kindObject, mask: mObject, props: ref{493, 3}, nreq: 3},
-	122:/* CompoundFilter */ {name: ref{5443, 14}, kind: kindObject, mask: mObject, props: ref{496, 2}, nreq: 2},
-	123:/* ComputerUseServerTool */ {name: ref{5464, 21}, kind: kindObject, mask: mObject, props: ref{498, 4}, nreq: 4},
-	124:/* ContainerAutoEnvironment */ {name: ref{5512, 24}, kind: kindObject, mask: mObject, props: ref{502, 1}, nreq: 1},
-	125:/* ContainerReferenceEnvironment */ {name: ref{5536, 29}, kind: kindObject, mask: mObject, props: ref{503, 2}, nreq: 2},
-	126:/* ContentPartAddedEvent */ {name: ref{5565, 21}, kind: kindObject, mask: mObject, props: ref{505, 6}, nreq: 6},
-	127:/* ContentPartDoneEvent */ {name: ref{5586, 20}, kind: kindObject, mask: mObject, props: ref{511, 6}, nreq: 6},
-	128:/* ContextCompactionItem */ {name: ref{5606, 21}, kind: kindObject, mask: mObject, props: ref{517, 3}, open: true, nreq: 1},
+	105:/* ChatToolMessage */ {name: ref{4688, 15}, kind: kindObject, mask: mObject, props: ref{421, 3}, nreq: 3},
+	106:/* ChatUsage */ {name: ref{4715, 9}, kind: kindObject, mask: mObject, props: ref{424, 9}, nreq: 3},
+	107:/* ChatUserMessage */ {name: ref{4858, 15}, kind: kindObject, mask: mObject, props: ref{433, 3}, nreq: 2},
+	108:/* ChatWebSearchShorthand */ {name: ref{4873, 22}, kind: kindObject, mask: mObject, props: ref{436, 12}, nreq: 1},
+	109:/* CodeInterpreterCallCodeDeltaEvent */ {name: ref{5008, 33}, kind: kindObject, mask: mObject, props: ref{448, 5}, nreq: 5},
+	110:/* CodeInterpreterCallCodeDoneEvent */ {name: ref{5041, 32}, kind: kindObject, mask: mObject, props: ref{453, 5}, nreq: 5},
+	111:/* CodeInterpreterCallCompletedEvent */ {name: ref{5073, 33}, kind: kindObject, mask: mObject, props: ref{458, 4}, nreq: 4},
+	112:/* CodeInterpreterCallInProgressEvent */ {name: ref{5106, 34}, kind: kindObject, mask: mObject, props: ref{462, 4}, nreq: 4},
+	113:/* CodeInterpreterCallInterpretingEvent */ {name: ref{5140, 36}, kind: kindObject, mask: mObject, props: ref{466, 4}, nreq: 4},
+	114:/* CodeInterpreterCallItem */ {name: ref{5176, 23}, kind: kindObject, mask: mObject, props: ref{470, 6}, open: true, nreq: 3},
+	115:/* CodeInterpreterFileOutput */ {name: ref{5218, 25}, kind: kindObject, mask: mObject, props: ref{476, 10}, nreq: 1},
+	116:/* CodeInterpreterImageOutput */ {name: ref{5299, 26}, kind: kindObject, mask: mObject, props: ref{486, 2}, nreq: 2},
+	117:/* CodeInterpreterLogsOutput */ {name: ref{5325, 25}, kind: kindObject, mask: mObject, props: ref{488, 2}, nreq: 2},
+	118:/* CodeInterpreterServerTool */ {name: ref{5354, 25}, kind: kindObject, mask: mObject, props: ref{490, 2}, nreq: 2},
+	119:/* CodexLocalShellTool */ {name: ref{5388, 19}, kind: kindObject, mask: mObject, props: ref{492, 1}, nreq: 1},
+	120:/* CompactionItem */ {name: ref{5407, 14}, kind: kindObject, mask: mObject, props: ref{493, 3}, open: true, nreq: 2},
+	121:/* CompletedEvent */ {name: ref{5421, 14}, kind: kindObject, mask: mObject, props: ref{496, 3}, nreq: 3},
+	122:/* CompoundFilter */ {name: ref{5443, 14}, kind: kindObject, mask: mObject, props: ref{499, 2}, nreq: 2},
+	123:/* ComputerUseServerTool */ {name: ref{5464, 21}, kind: kindObject, mask: mObject, props: ref{501, 4}, nreq: 4},
+	124:/* ContainerAutoEnvironment */ {name: ref{5512, 24}, kind: kindObject, mask: mObject, props: ref{505, 1}, nreq: 1},
+	125:/* ContainerReferenceEnvironment */ {name: ref{5536, 29}, kind: kindObject, mask: mObject, props: ref{506, 2}, nreq: 2},
+	126:/* ContentPartAddedEvent */ {name: ref{5565, 21}, kind: kindObject, mask: mObject, props: ref{508, 6}, nreq: 6},
+	127:/* ContentPartDoneEvent */ {name: ref{5586, 20}, kind: kindObject, mask: mObject, props: ref{514, 6}, nreq: 6},
+	128:/* ContextCompactionItem */ {name: ref{5606, 21}, kind: kindObject, mask: mObject, props: ref{520, 3}, open: true, nreq: 1},
 	129:/* ContextCompressionEngine */ {name: ref{5627, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{45, 1}},
-	130:/* ContextCompressionPlugin */ {name: ref{5661, 24}, kind: kindObject, mask: mObject, props: ref{520, 3}, nreq: 1},
-	131:/* CostDetails */ {name: ref{5685, 11}, kind: kindObject, mask: mNull | mObject, props: ref{523, 3}, nreq: 2},
-	132:/* CreatedEvent */ {name: ref{5784, 12}, kind: kindObject, mask: mObject, props: ref{526, 3}, nreq: 3},
-	133:/* CustomTool */ {name: ref{5796, 10}, kind: kindObject, mask: mObject, props: ref{529, 4}, nreq: 2},
-	134:/* CustomToolCallInputDeltaEvent */ {name: ref{5812, 29}, kind: kindObject, mask: mObject, props: ref{533, 5}, nreq: 5},
-	135:/* CustomToolCallInputDoneEvent */ {name: ref{5841, 28}, kind: kindObject, mask: mObject, props: ref{538, 5}, nreq: 5},
-	136:/* CustomToolCallItem */ {name: ref{5869, 18}, kind: kindObject, mask: mObject, props: ref{543, 7}, nreq: 4},
-	137:/* CustomToolCallOutputItem */ {name: ref{5896, 24}, kind: kindObject, mask: mObject, props: ref{550, 4}, nreq: 3},
-	138:/* CustomToolCallOutputItemOutputInputImage */ {name: ref{5920, 40}, kind: kindObject, mask: mObject, props: ref{554, 3}, nreq: 2},
-	139:/* CustomToolFormatGrammar */ {name: ref{5960, 23}, kind: kindObject, mask: mObject, props: ref{557, 3}, nreq: 3},
-	140:/* CustomToolFormatText */ {name: ref{5999, 20}, kind: kindObject, mask: mObject, props: ref{560, 1}, nreq: 1},
-	141:/* DatetimeServerTool */ {name: ref{6019, 18}, kind: kindObject, mask: mObject, props: ref{561, 2}, nreq: 1},
-	142:/* DatetimeServerToolConfig */ {name: ref{6037, 24}, kind: kindObject, mask: mObject, props: ref{563, 1}},
-	143:/* DebugEvent */ {name: ref{6069, 10}, kind: kindObject, mask: mObject, props: ref{564, 3}, nreq: 3},
+	130:/* ContextCompressionPlugin */ {name: ref{5661, 24}, kind: kindObject, mask: mObject, props: ref{523, 3}, nreq: 1},
+	131:/* CostDetails */ {name: ref{5685, 11}, kind: kindObject, mask: mNull | mObject, props: ref{526, 3}, nreq: 2},
+	132:/* CreatedEvent */ {name: ref{5784, 12}, kind: kindObject, mask: mObject, props: ref{529, 3}, nreq: 3},
+	133:/* CustomTool */ {name: ref{5796, 10}, kind: kindObject, mask: mObject, props: ref{532, 4}, nreq: 2},
+	134:/* CustomToolCallInputDeltaEvent */ {name: ref{5812, 29}, kind: kindObject, mask: mObject, props: ref{536, 5}, nreq: 5},
+	135:/* CustomToolCallInputDoneEvent */ {name: ref{5841, 28}, kind: kindObject, mask: mObject, props: ref{541, 5}, nreq: 5},
+	136:/* CustomToolCallItem */ {name: ref{5869, 18}, kind: kindObject, mask: mObject, props: ref{546, 7}, nreq: 4},
+	137:/* CustomToolCallOutputItem */ {name: ref{5896, 24}, kind: kindObject, mask: mObject, props: ref{553, 4}, nreq: 3},
+	138:/* CustomToolCallOutputItemOutputInputImage */ {name: ref{5920, 40}, kind: kindObject, mask: mObject, props: ref{557, 3}, nreq: 2},
+	139:/* CustomToolFormatGrammar */ {name: ref{5960, 23}, kind: kindObject, mask: mObject, props: ref{560, 3}, nreq: 3},
+	140:/* CustomToolFormatText */ {name: ref{5999, 20}, kind: kindObject, mask: mObject, props: ref{563, 1}, nreq: 1},
+	141:/* DatetimeServerTool */ {name: ref{6019, 18}, kind: kindObject, mask: mObject, props: ref{564, 2}, nreq: 1},
+	142:/* DatetimeServerToolConfig */ {name: ref{6037, 24}, kind: kindObject, mask: mObject, props: ref{566, 1}},
+	143:/* DebugEvent */ {name: ref{6069, 10}, kind: kindObject, mask: mObject, props: ref{567, 3}, nreq: 3},
 	144:/* DeprecatedRoute */ {name: ref{6079, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{46, 2}},
-	145:/* EasyInputMessage */ {name: ref{6106, 16}, kind: kindObject, mask: mObject, props: ref{567, 4}, nreq: 1},
-	146:/* EasyInputMessageContentInputImage */ {name: ref{6122, 33}, kind: kindObject, mask: mObject, props: ref{571, 3}, nreq: 2},
-	147:/* EdgeNetworkTimeoutResponse */ {name: ref{6155, 26}, kind: kindObject, mask: mObject, props: ref{574, 3}, nreq: 1},
-	148:/* EdgeNetworkTimeoutResponseErrorData */ {name: ref{6181, 35}, kind: kindObject, mask: mObject, props: ref{577, 3}, nreq: 2},
-	149:/* EndpointInfo */ {name: ref{6216, 12}, kind: kindObject, mask: mObject, props: ref{580, 3}, nreq: 3},
-	150:/* EndpointsMetadata */ {name: ref{6236, 17}, kind: kindObject, mask: mObject, props: ref{583, 2}, nreq: 2},
-	151:/* ErrorEvent */ {name: ref{6267, 10}, kind: kindObject, mask: mObject, props: ref{585, 5}, nreq: 5},
+	145:/* EasyInputMessage */ {name: ref{6106, 16}, kind: kindObject, mask: mObject, props: ref{570, 4}, nreq: 1},
+	146:/* EasyInputMessageContentInputImage */ {name: ref{6122, 33}, kind: kindObject, mask: mObject, props: ref{574, 3}, nreq: 2},
+	147:/* EdgeNetworkTimeoutResponse */ {name: ref{6155, 26}, kind: kindObject, mask: mObject, props: ref{577, 3}, nreq: 1},
+	148:/* EdgeNetworkTimeoutResponseErrorData */ {name: ref{6181, 35}, kind: kindObject, mask: mObject, props: ref{580, 3}, nreq: 2},
+	149:/* EndpointInfo */ {name: ref{6216, 12}, kind: kindObject, mask: mObject, props: ref{583, 3}, nreq: 3},
+	150:/* EndpointsMetadata */ {name: ref{6236, 17}, kind: kindObject, mask: mObject, props: ref{586, 2}, nreq: 2},
+	151:/* ErrorEvent */ {name: ref{6267, 10}, kind: kindObject, mask: mObject, props: ref{588, 5}, nreq: 5},
 	152:/* FailableToolCallStatus */ {name: ref{6277, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{48, 4}},
-	153:/* FailedEvent */ {name: ref{6315, 11}, kind: kindObject, mask: mObject, props: ref{590, 3}, nreq: 3},
-	154:/* FileCitation */ {name: ref{6326, 12}, kind: kindObject, mask: mObject, props: ref{593, 4}, nreq: 4},
-	155:/* FileParserPlugin */ {name: ref{6345, 16}, kind: kindObject, mask: mObject, props: ref{597, 3}, nreq: 1},
-	156:/* FilePath */ {name: ref{6364, 8}, kind: kindObject, mask: mObject, props: ref{600, 3}, nreq: 3},
-	157:/* FileSearchServerTool */ {name: ref{6372, 20}, kind: kindObject, mask: mObject, props: ref{603, 5}, nreq: 2},
-	158:/* FileSearchServerToolFiltersEq */ {name: ref{6438, 29}, kind: kindObject, mask: mObject, props: ref{608, 3}, nreq: 3},
-	159:/* FilesServerTool */ {name: ref{6475, 15}, kind: kindObject, mask: mObject, props: ref{611, 2}, nreq: 1},
+	153:/* FailedEvent */ {name: ref{6315, 11}, kind: kindObject, mask: mObject, props: ref{593, 3}, nreq: 3},
+	154:/* FileCitation */ {name: ref{6326, 12}, kind: kindObject, mask: mObject, props: ref{596, 4}, nreq: 4},
+	155:/* FileParserPlugin */ {name: ref{6345, 16}, kind: kindObject, mask: mObject, props: ref{600, 3}, nreq: 1},
+	156:/* FilePath */ {name: ref{6364, 8}, kind: kindObject, mask: mObject, props: ref{603, 3}, nreq: 3},
+	157:/* FileSearchServerTool */ {name: ref{6372, 20}, kind: kindObject, mask: mObject, props: ref{606, 5}, nreq: 2},
+	158:/* FileSearchServerToolFiltersEq */ {name: ref{6438, 29}, kind: kindObject, mask: mObject, props: ref{611, 3}, nreq: 3},
+	159:/* FilesServerTool */ {name: ref{6475, 15}, kind: kindObject, mask: mObject, props: ref{614, 2}, nreq: 1},
 	160:/* FilesServerToolConfig */ {name: ref{6490, 21}, kind: kindAny, mask: mAll},
-	161:/* ForbiddenResponse */ {name: ref{6511, 17}, kind: kindObject, mask: mObject, props: ref{613, 3}, nreq: 1},
-	162:/* ForbiddenResponseErrorData */ {name: ref{6528, 26}, kind: kindObject, mask: mObject, props: ref{616, 3}, nreq: 2},
-	163:/* FormatJsonObjectConfig */ {name: ref{6554, 22}, kind: kindObject, mask: mObject, props: ref{619, 1}, nreq: 1},
-	164:/* FormatJsonSchemaConfig */ {name: ref{6576, 22}, kind: kindObject, mask: mObject, props: ref{620, 5}, nreq: 3},
-	165:/* FormatTextConfig */ {name: ref{6598, 16}, kind: kindObject, mask: mObject, props: ref{625, 1}, nreq: 1},
+	161:/* ForbiddenResponse */ {name: ref{6511, 17}, kind: kindObject, mask: mObject, props: ref{616, 3}, nreq: 1},
+	162:/* ForbiddenResponseErrorData */ {name: ref{6528, 26}, kind: kindObject, mask: mObject, props: ref{619, 3}, nreq: 2},
+	163:/* FormatJsonObjectConfig */ {name: ref{6554, 22}, kind: kindObject, mask: mObject, props: ref{622, 1}, nreq: 1},
+	164:/* FormatJsonSchemaConfig */ {name: ref{6576, 22}, kind: kindObject, mask: mObject, props: ref{623, 5}, nreq: 3},
+	165:/* FormatTextConfig */ {name: ref{6598, 16}, kind: kindObject, mask: mObject, props: ref{628, 1}, nreq: 1},
 	166:/* Formats */ {name: ref{6614, 7}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{39, 3}},
-	167:/* FunctionCallArgsDeltaEvent */ {name: ref{6632, 26}, kind: kindObject, mask: mObject, props: ref{626, 5}, nreq: 5},
-	168:/* FunctionCallArgsDoneEvent */ {name: ref{6658, 25}, kind: kindObject, mask: mObject, props: ref{631, 6}, nreq: 6},
-	169:/* FunctionCallItem */ {name: ref{6683, 16}, kind: kindObject, mask: mObject, props: ref{637, 9}, nreq: 5},
-	170:/* FunctionCallOutputItem */ {name: ref{6724, 22}, kind: kindObject, mask: mObject, props: ref{646, 5}, nreq: 3},
-	171:/* FunctionCallOutputItemOutputInputImage */ {name: ref{6746, 38}, kind: kindObject, mask: mObject, props: ref{651, 3}, nreq: 2},
-	172:/* FunctionTool */ {name: ref{6784, 12}, kind: kindObject, mask: mObject, props: ref{654, 5}, nreq: 3},
-	173:/* FusionAnalysisResult */ {name: ref{6796, 20}, kind: kindObject, mask: mObject, props: ref{659, 5}, nreq: 5},
-	174:/* FusionCallAnalysisCompletedEvent */ {name: ref{6881, 32}, kind: kindObject, mask: mObject, props: ref{664, 5}, nreq: 5},
-	175:/* FusionCallAnalysisInProgressEvent */ {name: ref{6921, 33}, kind: kindObject, mask: mObject, props: ref{669, 6}, nreq: 6},
-	176:/* FusionCallCompletedEvent */ {name: ref{6978, 24}, kind: kindObject, mask: mObject, props: ref{675, 4}, nreq: 4},
-	177:/* FusionCallInProgressEvent */ {name: ref{7002, 25}, kind: kindObject, mask: mObject, props: ref{679, 4}, nreq: 4},
-	178:/* FusionCallPanelAddedEvent */ {name: ref{7027, 25}, kind: kindObject, mask: mObject, props: ref{683, 5}, nreq: 5},
-	179:/* FusionCallPanelCompletedEvent */ {name: ref{7052, 29}, kind: kindObject, mask: mObject, props: ref{688, 6}, nreq: 6},
-	180:/* FusionCallPanelDeltaEvent */ {name: ref{7081, 25}, kind: kindObject, mask: mObject, props: ref{694, 6}, nreq: 6},
-	181:/* FusionCallPanelFailedEvent */ {name: ref{7106, 26}, kind: kindObject, mask: mObject, props: ref{700, 7}, nreq: 6},
-	182:/* FusionCallPanelReasoningDeltaEvent */ {name: ref{7143, 34}, kind: kindObject, mask: mObject, props: ref{707, 6}, nreq: 6},
-	183:/* FusionPlugin */ {name: ref{7177, 12}, kind: kindObject, mask: mObject, props: ref{713, 7}, nreq: 1},
-	184:/* FusionServerToolConfig */ {name: ref{7210, 22}, kind: kindObject, mask: mObject, props: ref{720, 8}},
-	185:/* FusionServerTool_OpenRouter */ {name: ref{7232, 27}, kind: kindObject, mask: mObject, props: ref{728, 2}, nreq: 1},
-	186:/* FusionSource */ {name: ref{7259, 12}, kind: kindObject, mask: mObject, props: ref{730, 2}, nreq: 2},
+	167:/* FunctionCallArgsDeltaEvent */ {name: ref{6632, 26}, kind: kindObject, mask: mObject, props: ref{629, 5}, nreq: 5},
+	168:/* FunctionCallArgsDoneEvent */ {name: ref{6658, 25}, kind: kindObject, mask: mObject, props: ref{634, 6}, nreq: 6},
+	169:/* FunctionCallItem */ {name: ref{6683, 16}, kind: kindObject, mask: mObject, props: ref{640, 9}, nreq: 5},
+	170:/* FunctionCallOutputItem */ {name: ref{6724, 22}, kind: kindObject, mask: mObject, props: ref{649, 5}, nreq: 3},
+	171:/* FunctionCallOutputItemOutputInputImage */ {name: ref{6746, 38}, kind: kindObject, mask: mObject, props: ref{654, 3}, nreq: 2},
+	172:/* FunctionTool */ {name: ref{6784, 12}, kind: kindObject, mask: mObject, props: ref{657, 5}, nreq: 3},
+	173:/* FusionAnalysisResult */ {name: ref{6796, 20}, kind: kindObject, mask: mObject, props: ref{662, 5}, nreq: 5},
+	174:/* FusionCallAnalysisCompletedEvent */ {name: ref{6881, 32}, kind: kindObject, mask: mObject, props: ref{667, 5}, nreq: 5},
+	175:/* FusionCallAnalysisInProgressEvent */ {name: ref{6921, 33}, kind: kindObject, mask: mObject, props: ref{672, 6}, nreq: 6},
+	176:/* FusionCallCompletedEvent */ {name: ref{6978, 24}, kind: kindObject, mask: mObject, props: ref{678, 4}, nreq: 4},
+	177:/* FusionCallInProgressEvent */ {name: ref{7002, 25}, kind: kindObject, mask: mObject, props: ref{682, 4}, nreq: 4},
+	178:/* FusionCallPanelAddedEvent */ {name: ref{7027, 25}, kind: kindObject, mask: mObject, props: ref{686, 5}, nreq: 5},
+	179:/* FusionCallPanelCompletedEvent */ {name: ref{7052, 29}, kind: kindObject, mask: mObject, props: ref{691, 6}, nreq: 6},
+	180:/* FusionCallPanelDeltaEvent */ {name: ref{7081, 25}, kind: kindObject, mask: mObject, props: ref{697, 6}, nreq: 6},
+	181:/* FusionCallPanelFailedEvent */ {name: ref{7106, 26}, kind: kindObject, mask: mObject, props: ref{703, 7}, nreq: 6},
+	182:/* FusionCallPanelReasoningDeltaEvent */ {name: ref{7143, 34}, kind: kindObject, mask: mObject, props: ref{710, 6}, nreq: 6},
+	183:/* FusionPlugin */ {name: ref{7177, 12}, kind: kindObject, mask: mObject, props: ref{716, 7}, nreq: 1},
+	184:/* FusionServerToolConfig */ {name: ref{7210, 22}, kind: kindObject, mask: mObject, props: ref{723, 8}},
+	185:/* FusionServerTool_OpenRouter */ {name: ref{7232, 27}, kind: kindObject, mask: mObject, props: ref{731, 2}, nreq: 1},
+	186:/* FusionSource */ {name: ref{7259, 12}, kind: kindObject, mask: mObject, props: ref{733, 2}, nreq: 2},
 	187:/* ImageConfig */ {name: ref{7276, 11}, kind: kindAny, mask: mAll},
-	188:/* ImageGenCallCompletedEvent */ {name: ref{7287, 26}, kind: kindObject, mask: mObject, props: ref{732, 4}, nreq: 4},
-	189:/* ImageGenCallGeneratingEvent */ {name: ref{7313, 27}, kind: kindObject, mask: mObject, props: ref{736, 4}, nreq: 4},
-	190:/* ImageGenCallInProgressEvent */ {name: ref{7340, 27}, kind: kindObject, mask: mObject, props: ref{740, 4}, nreq: 4},
-	191:/* ImageGenCallPartialImageEvent */ {name: ref{7367, 29}, kind: kindObject, mask: mObject, props: ref{744, 6}, nreq: 6},
-	192:/* ImageGenerationServerTool */ {name: ref{7432, 25}, kind: kindObject, mask: mObject, props: ref{750, 11}, nreq: 1},
-	193:/* ImageGenerationServerToolConfig */ {name: ref{7553, 31}, kind: kindObject, mask: mObject, props: ref{761, 1}, open: true},
-	194:/* ImageGenerationServerTool_OpenRouter */ {name: ref{7584, 36}, kind: kindObject, mask: mObject, props: ref{762, 2}, nreq: 1},
+	188:/* ImageGenCallCompletedEvent */ {name: ref{7287, 26}, kind: kindObject, mask: mObject, props: ref{735, 4}, nreq: 4},
+	189:/* ImageGenCallGeneratingEvent */ {name: ref{7313, 27}, kind: kindObject, mask: mObject, props: ref{739, 4}, nreq: 4},
+	190:/* ImageGenCallInProgressEvent */ {name: ref{7340, 27}, kind: kindObject, mask: mObject, props: ref{743, 4}, nreq: 4},
+	191:/* ImageGenCallPartialImageEvent */ {name: ref{7367, 29}, kind: kindObject, mask: mObject, props: ref{747, 6}, nreq: 6},
+	192:/* ImageGenerationServerTool */ {name: ref{7432, 25}, kind: kindObject, mask: mObject, props: ref{753, 11}, nreq: 1},
+	193:/* ImageGenerationServerToolConfig */ {name: ref{7553, 31}, kind: kindObject, mask: mObject, props: ref{764, 1}, open: true},
+	194:/* ImageGenerationServerTool_OpenRouter */ {name: ref{7584, 36}, kind: kindObject, mask: mObject, props: ref{765, 2}, nreq: 1},
 	195:/* ImageGenerationStatus */ {name: ref{7620, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{52, 4}},
-	196:/* InProgressEvent */ {name: ref{7651, 15}, kind: kindObject, mask: mObject, props: ref{764, 3}, nreq: 3},
-	197:/* IncompleteDetails */ {name: ref{7666, 17}, kind: kindObject, mask: mNull | mObject, props: ref{767, 1}},
-	198:/* IncompleteEvent */ {name: ref{7689, 15}, kind: kindObject, mask: mObject, props: ref{768, 3}, nreq: 3},
-	199:/* InputAudio */ {name: ref{7704, 10}, kind: kindObject, mask: mObject, props: ref{771, 2}, nreq: 2},
-	200:/* InputFile */ {name: ref{7714, 9}, kind: kindObject, mask: mObject, props: ref{773, 5}, nreq: 1},
-	201:/* InputImage */ {name: ref{7740, 10}, kind: kindObject, mask: mObject, props: ref{778, 3}, nreq: 2},
-	202:/* InputMessageItem */ {name: ref{7750, 16}, kind: kindObject, mask: mObject, props: ref{781, 4}, nreq: 1},
-	203:/* InputMessageItemContentInputImage */ {name: ref{7766, 33}, kind: kindObject, mask: mObject, props: ref{785, 3}, nreq: 2},
-	204:/* InputText */ {name: ref{7799, 9}, kind: kindObject, mask: mObject, props: ref{788, 3}, nreq: 2},
-	205:/* InputVideo */ {name: ref{7808, 10}, kind: kindObject, mask: mObject, props: ref{791, 2}, nreq: 2},
+	196:/* InProgressEvent */ {name: ref{7651, 15}, kind: kindObject, mask: mObject, props: ref{767, 3}, nreq: 3},
+	197:/* IncompleteDetails */ {name: ref{7666, 17}, kind: kindObject, mask: mNull | mObject, props: ref{770, 1}},
+	198:/* IncompleteEvent */ {name: ref{7689, 15}, kind: kindObject, mask: mObject, props: ref{771, 3}, nreq: 3},
+	199:/* InputAudio */ {name: ref{7704, 10}, kind: kindObject, mask: mObject, props: ref{774, 2}, nreq: 2},
+	200:/* InputFile */ {name: ref{7714, 9}, kind: kindObject, mask: mObject, props: ref{776, 5}, nreq: 1},
+	201:/* InputImage */ {name: ref{7740, 10}, kind: kindObject, mask: mObject, props: ref{781, 3}, nreq: 2},
+	202:/* InputMessageItem */ {name: ref{7750, 16}, kind: kindObject, mask: mObject, props: ref{784, 4}, nreq: 1},
+	203:/* InputMessageItemContentInputImage */ {name: ref{7766, 33}, kind: kindObject, mask: mObject, props: ref{788, 3}, nreq: 2},
+	204:/* InputText */ {name: ref{7799, 9}, kind: kindObject, mask: mObject, props: ref{791, 3}, nreq: 2},
+	205:/* InputVideo */ {name: ref{7808, 10}, kind: kindObject, mask: mObject, props: ref{794, 2}, nreq: 2},
 	206:/* Inputs */ {name: ref{7818, 6}, kind: kindAlts, mask: mArray | mString, alts: ref{5, 2}},
-	207:/* InputsCustomToolCall */ {name: ref{7824, 20}, kind: kindObject, mask: mObject, props: ref{793, 7}, nreq: 4},
-	208:/* InputsFunctionCall */ {name: ref{7844, 18}, kind: kindObject, mask: mObject, props: ref{800, 9}, nreq: 4},
+	207:/* InputsCustomToolCall */ {name: ref{7824, 20}, kind: kindObject, mask: mObject, props: ref{796, 7}, nreq: 4},
+	208:/* InputsFunctionCall */ {name: ref{7844, 18}, kind: kindObject, mask: mObject, props: ref{803, 9}, nreq: 4},
 	209:/* InputsItem */ {name: ref{7862, 10}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: 210, cases: ref{42, 45}},
-	210:/* InputsMessage */ {name: ref{8321, 13}, kind: kindObject, mask: mObject, props: ref{809, 6}, nreq: 1},
-	211:/* InputsReasoning */ {name: ref{8334, 15}, kind: kindObject, mask: mObject, props: ref{815, 8}, nreq: 3},
-	212:/* InternalServerResponse */ {name: ref{8358, 22}, kind: kindObject, mask: mObject, props: ref{823, 3}, nreq: 1},
-	213:/* InternalServerResponseErrorData */ {name: ref{8380, 31}, kind: kindObject, mask: mObject, props: ref{826, 3}, nreq: 2},
-	214:/* ItemReferenceItem */ {name: ref{8411, 17}, kind: kindObject, mask: mObject, props: ref{829, 2}, nreq: 2},
-	215:/* Legacy_ChatContentVideo */ {name: ref{8428, 23}, kind: kindObject, mask: mObject, props: ref{831, 2}, nreq: 2},
-	216:/* Legacy_ChatContentVideoInput */ {name: ref{8451, 28}, kind: kindObject, mask: mObject, props: ref{833, 1}, nreq: 1},
-	217:/* Legacy_WebSearchServerTool */ {name: ref{8479, 26}, kind: kindObject, mask: mObject, props: ref{834, 8}, nreq: 1},
-	218:/* LocalShellCallItem */ {name: ref{8505, 18}, kind: kindObject, mask: mObject, props: ref{842, 5}, nreq: 5},
-	219:/* LocalShellCallOutputItem */ {name: ref{8529, 24}, kind: kindObject, mask: mObject, props: ref{847, 4}, nreq: 3},
-	220:/* McpApprovalRequestItem */ {name: ref{8553, 22}, kind: kindObject, mask: mObject, props: ref{851, 5}, nreq: 5},
-	221:/* McpApprovalResponseItem */ {name: ref{8587, 23}, kind: kindObject, mask: mObject, props: ref{856, 5}, nreq: 3},
-	222:/* McpCallItem */ {name: ref{8636, 11}, kind: kindObject, mask: mObject, props: ref{861, 7}, nreq: 5},
-	223:/* McpListToolsItem */ {name: ref{8647, 16}, kind: kindObject, mask: mObject, props: ref{868, 5}, nreq: 4},
-	224:/* McpServerTool */ {name: ref{8663, 13}, kind: kindObject, mask: mObject, props: ref{873, 9}, nreq: 2},
+	210:/* InputsMessage */ {name: ref{8321, 13}, kind: kindObject, mask: mObject, props: ref{812, 6}, nreq: 1},
+	211:/* InputsReasoning */ {name: ref{8334, 15}, kind: kindObject, mask: mObject, props: ref{818, 8}, nreq: 3},
+	212:/* InternalServerResponse */ {name: ref{8358, 22}, kind: kindObject, mask: mObject, props: ref{826, 3}, nreq: 1},
+	213:/* InternalServerResponseErrorData */ {name: ref{8380, 31}, kind: kindObject, mask: mObject, props: ref{829, 3}, nreq: 2},
+	214:/* ItemReferenceItem */ {name: ref{8411, 17}, kind: kindObject, mask: mObject, props: ref{832, 2}, nreq: 2},
+	215:/* Legacy_ChatContentVideo */ {name: ref{8428, 23}, kind: kindObject, mask: mObject, props: ref{834, 2}, nreq: 2},
+	216:/* Legacy_ChatContentVideoInput */ {name: ref{8451, 28}, kind: kindObject, mask: mObject, props: ref{836, 1}, nreq: 1},
+	217:/* Legacy_WebSearchServerTool */ {name: ref{8479, 26}, kind: kindObject, mask: mObject, props: ref{837, 8}, nreq: 1},
+	218:/* LocalShellCallItem */ {name: ref{8505, 18}, kind: kindObject, mask: mObject, props: ref{845, 5}, nreq: 5},
+	219:/* LocalShellCallOutputItem */ {name: ref{8529, 24}, kind: kindObject, mask: mObject, props: ref{850, 4}, nreq: 3},
+	220:/* McpApprovalRequestItem */ {name: ref{8553, 22}, kind: kindObject, mask: mObject, props: ref{854, 5}, nreq: 5},
+	221:/* McpApprovalResponseItem */ {name: ref{8587, 23}, kind: kindObject, mask: mObject, props: ref{859, 5}, nreq: 3},
+	222:/* McpCallItem */ {name: ref{8636, 11}, kind: kindObject, mask: mObject, props: ref{864, 7}, nreq: 5},
+	223:/* McpListToolsItem */ {name: ref{8647, 16}, kind: kindObject, mask: mObject, props: ref{871, 5}, nreq: 4},
+	224:/* McpServerTool */ {name: ref{8663, 13}, kind: kindObject, mask: mObject, props: ref{876, 9}, nreq: 2},
 	225:/* MetadataLevel */ {name: ref{8765, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{56, 2}},
 	226:/* ModelName */ {name: ref{8786, 9}, kind: kindScalar, mask: mString},
-	227:/* ModerationPlugin */ {name: ref{8795, 16}, kind: kindObject, mask: mObject, props: ref{882, 1}, nreq: 1},
-	228:/* NamespaceFunctionTool */ {name: ref{8811, 21}, kind: kindObject, mask: mObject, props: ref{883, 8}, nreq: 2},
-	229:/* NamespaceTool */ {name: ref{8860, 13}, kind: kindObject, mask: mObject, props: ref{891, 4}, nreq: 4},
-	230:/* NotFoundResponse */ {name: ref{8873, 16}, kind: kindObject, mask: mObject, props: ref{895, 3}, nreq: 1},
-	231:/* NotFoundResponseErrorData */ {name: ref{8889, 25}, kind: kindObject, mask: mObject, props: ref{898, 3}, nreq: 2},
-	232:/* OpenAIResponseCustomToolCall */ {name: ref{8914, 28}, kind: kindObject, mask: mObject, props: ref{901, 6}, nreq: 4},
-	233:/* OpenAIResponseCustomToolCallOutput */ {name: ref{8942, 34}, kind: kindObject, mask: mObject, props: ref{907, 4}, nreq: 3},
-	234:/* OpenAIResponseFunctionToolCall */ {name: ref{8976, 30}, kind: kindObject, mask: mObject, props: ref{911, 9}, nreq: 4},
-	235:/* OpenAIResponseFunctionToolCallOutput */ {name: ref{9006, 36}, kind: kindObject, mask: mObject, props: ref{920, 5}, nreq: 3},
-	236:/* OpenAIResponseInputMessageItem */ {name: ref{9042, 30}, kind: kindObject, mask: mObject, props: ref{925, 4}, nreq: 3},
+	227:/* ModerationPlugin */ {name: ref{8795, 16}, kind: kindObject, mask: mObject, props: ref{885, 1}, nreq: 1},
+	228:/* NamespaceFunctionTool */ {name: ref{8811, 21}, kind: kindObject, mask: mObject, props: ref{886, 8}, nreq: 2},
+	229:/* NamespaceTool */ {name: ref{8860, 13}, kind: kindObject, mask: mObject, props: ref{894, 4}, nreq: 4},
+	230:/* NotFoundResponse */ {name: ref{8873, 16}, kind: kindObject, mask: mObject, props: ref{898, 3}, nreq: 1},
+	231:/* NotFoundResponseErrorData */ {name: ref{8889, 25}, kind: kindObject, mask: mObject, props: ref{901, 3}, nreq: 2},
+	232:/* OpenAIResponseCustomToolCall */ {name: ref{8914, 28}, kind: kindObject, mask: mObject, props: ref{904, 6}, nreq: 4},
+	233:/* OpenAIResponseCustomToolCallOutput */ {name: ref{8942, 34}, kind: kindObject, mask: mObject, props: ref{910, 4}, nreq: 3},
+	234:/* OpenAIResponseFunctionToolCall */ {name: ref{8976, 30}, kind: kindObject, mask: mObject, props: ref{914, 9}, nreq: 4},
+	235:/* OpenAIResponseFunctionToolCallOutput */ {name: ref{9006, 36}, kind: kindObject, mask: mObject, props: ref{923, 5}, nreq: 3},
+	236:/* OpenAIResponseInputMessageItem */ {name: ref{9042, 30}, kind: kindObject, mask: mObject, props: ref{928, 4}, nreq: 3},
 	237:/* OpenAIResponsesAnnotation */ {name: ref{9072, 25}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{87, 3}},
-	238:/* OpenAIResponsesCodeInterpreterCallCodeDelta */ {name: ref{9119, 43}, kind: kindObject, mask: mObject, props: ref{929, 5}, nreq: 5},
-	239:/* OpenAIResponsesCodeInterpreterCallCodeDone */ {name: ref{9162, 42}, kind: kindObject, mask: mObject, props: ref{934, 5}, nreq: 5},
-	240:/* OpenAIResponsesCodeInterpreterCallCompleted */ {name: ref{9204, 43}, kind: kindObject, mask: mObject, props: ref{939, 4}, nreq: 4},
-	241:/* OpenAIResponsesCodeInterpreterCallInProgress */ {name: ref{9247, 44}, kind: kindObject, mask: mObject, props: ref{943, 4}, nreq: 4},
-	242:/* OpenAIResponsesCodeInterpreterCallInterpreting */ {name: ref{9291, 46}, kind: kindObject, mask: mObject, props: ref{947, 4}, nreq: 4},
-	243:/* OpenAIResponsesImageGenCallCompleted */ {name: ref{9337, 36}, kind: kindObject, mask: mObject, props: ref{951, 4}, nreq: 4},
-	244:/* OpenAIResponsesImageGenCallGenerating */ {name: ref{9373, 37}, kind: kindObject, mask: mObject, props: ref{955, 4}, nreq: 4},
-	245:/* OpenAIResponsesImageGenCallInProgress */ {name: ref{9410, 37}, kind: kindObject, mask: mObject, props: ref{959, 4}, nreq: 4},
-	246:/* OpenAIResponsesImageGenCallPartialImage */ {name: ref{9447, 39}, kind: kindObject, mask: mObject, props: ref{963, 6}, nreq: 6},
-	247:/* OpenAIResponsesRefusalContent */ {name: ref{9486, 29}, kind: kindObject, mask: mObject, props: ref{969, 2}, nreq: 2},
+	238:/* OpenAIResponsesCodeInterpreterCallCodeDelta */ {name: ref{9119, 43}, kind: kindObject, mask: mObject, props: ref{932, 5}, nreq: 5},
+	239:/* OpenAIResponsesCodeInterpreterCallCodeDone */ {name: ref{9162, 42}, kind: kindObject, mask: mObject, props: ref{937, 5}, nreq: 5},
+	240:/* OpenAIResponsesCodeInterpreterCallCompleted */ {name: ref{9204, 43}, kind: kindObject, mask: mObject, props: ref{942, 4}, nreq: 4},
+	241:/* OpenAIResponsesCodeInterpreterCallInProgress */ {name: ref{9247, 44}, kind: kindObject, mask: mObject, props: ref{946, 4}, nreq: 4},
+	242:/* OpenAIResponsesCodeInterpreterCallInterpreting */ {name: ref{9291, 46}, kind: kindObject, mask: mObject, props: ref{950, 4}, nreq: 4},
+	243:/* OpenAIResponsesImageGenCallCompleted */ {name: ref{9337, 36}, kind: kindObject, mask: mObject, props: ref{954, 4}, nreq: 4},
+	244:/* OpenAIResponsesImageGenCallGenerating */ {name: ref{9373, 37}, kind: kindObject, mask: mObject, props: ref{958, 4}, nreq: 4},
+	245:/* OpenAIResponsesImageGenCallInProgress */ {name: ref{9410, 37}, kind: kindObject, mask: mObject, props: ref{962, 4}, nreq: 4},
+	246:/* OpenAIResponsesImageGenCallPartialImage */ {name: ref{9447, 39}, kind: kindObject, mask: mObject, props: ref{966, 6}, nreq: 6},
+	247:/* OpenAIResponsesRefusalContent */ {name: ref{9486, 29}, kind: kindObject, mask: mObject, props: ref{972, 2}, nreq: 2},
 	248:/* OpenAIResponsesResponseStatus */ {name: ref{9515, 29}, kind: kindScalar, mask: mString, enum: true, values: ref{58, 6}},
-	249:/* OpenAIResponsesSearchCompleted */ {name: ref{9559, 30}, kind: kindObject, mask: mObject, props: ref{971, 4}, nreq: 4},
+	249:/* OpenAIResponsesSearchCompleted */ {name: ref{9559, 30}, kind: kindObject, mask: mObject, props: ref{974, 4}, nreq: 4},
 	250:/* OpenAIResponsesToolChoice */ {name: ref{9589, 25}, kind: kindAlts, mask: mObject | mString, alts: ref{7, 2}},
-	251:/* OpenAIResponsesToolChoiceApplyPatch */ {name: ref{9614, 35}, kind: kindObject, mask: mObject, props: ref{975, 1}, nreq: 1},
-	252:/* OpenAIResponsesToolChoiceFunction */ {name: ref{9649, 33}, kind: kindObject, mask: mObject, props: ref{976, 2}, nreq: 2},
-	253:/* OpenAIResponsesToolChoiceShell */ {name: ref{9682, 30}, kind: kindObject, mask: mObject, props: ref{978, 1}, nreq: 1},
-	254:/* OpenAIResponsesToolChoiceWebSearchPreview20250311 */ {name: ref{9712, 49}, kind: kindObject, mask: mObject, props: ref{979, 1}, nreq: 1},
+	251:/* OpenAIResponsesToolChoiceApplyPatch */ {name: ref{9614, 35}, kind: kindObject, mask: mObject, props: ref{978, 1}, nreq: 1},
+	252:/* OpenAIResponsesToolChoiceFunction */ {name: ref{9649, 33}, kind: kindObject, mask: mObject, props: ref{979, 2}, nreq: 2},
+	253:/* OpenAIResponsesToolChoiceShell */ {name: ref{9682, 30}, kind: kindObject, mask: mObject, props: ref{981, 1}, nreq: 1},
+	254:/* OpenAIResponsesToolChoiceWebSearchPreview20250311 */ {name: ref{9712, 49}, kind: kindObject, mask: mObject, props: ref{982, 1}, nreq: 1},
 	255:/* OpenAIResponsesTruncation */ {name: ref{9761, 25}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{64, 2}},
-	256:/* OpenAIResponsesUsage */ {name: ref{9786, 20}, kind: kindObject, mask: mObject, props: ref{980, 5}, nreq: 5},
-	257:/* OpenAIResponsesWebSearchCallInProgress */ {name: ref{9872, 38}, kind: kindObject, mask: mObject, props: ref{985, 4}, nreq: 4},
-	258:/* OpenAIResponsesWebSearchCallSearching */ {name: ref{9910, 37}, kind: kindObject, mask: mObject, props: ref{989, 4}, nreq: 4},
-	259:/* OpenResponsesCreatedEvent */ {name: ref{9947, 25}, kind: kindObject, mask: mObject, props: ref{993, 3}, nreq: 3},
-	260:/* OpenResponsesInProgressEvent */ {name: ref{9972, 28}, kind: kindObject, mask: mObject, props: ref{996, 3}, nreq: 3},
-	261:/* OpenResponsesLogProbs */ {name: ref{10000, 21}, kind: kindObject, mask: mObject, props: ref{999, 4}, nreq: 2},
-	262:/* OpenResponsesResult */ {name: ref{10021, 19}, kind: kindObject, mask: mObject, props: ref{1003, 37}, nreq: 18},
-	263:/* OpenResponsesTopLogprobs */ {name: ref{10050, 24}, kind: kindObject, mask: mObject, props: ref{1040, 3}},
-	264:/* OpenRouterMetadata */ {name: ref{10074, 18}, kind: kindObject, mask: mObject, props: ref{1043, 10}, nreq: 7},
-	265:/* OpenRouterWebSearchServerTool */ {name: ref{10153, 29}, kind: kindObject, mask: mObject, props: ref{1053, 2}, nreq: 1},
-	266:/* OutputAdvisorServerToolItem */ {name: ref{10182, 27}, kind: kindObject, mask: mObject, props: ref{1055, 8}, nreq: 2},
-	267:/* OutputApplyPatchCallItem */ {name: ref{10228, 24}, kind: kindObject, mask: mObject, props: ref{1063, 5}, nreq: 5},
-	268:/* OutputApplyPatchServerToolItem */ {name: ref{10252, 30}, kind: kindObject, mask: mObject, props: ref{1068, 5}, nreq: 2},
-	269:/* OutputBashServerToolItem */ {name: ref{10282, 24}, kind: kindObject, mask: mObject, props: ref{1073, 9}, nreq: 2},
-	270:/* OutputBrowserUseServerToolItem */ {name: ref{10333, 30}, kind: kindObject, mask: mObject, props: ref{1082, 5}, nreq: 2},
-	271:/* OutputCodeInterpreterCallItem */ {name: ref{10376, 29}, kind: kindObject, mask: mObject, props: ref{1087, 6}, open: true, nreq: 3},
-	272:/* OutputCodeInterpreterServerToolItem */ {name: ref{10405, 35}, kind: kindObject, mask: mObject, props: ref{1093, 8}, nreq: 2},
-	273:/* OutputComputerCallItem */ {name: ref{10448, 22}, kind: kindObject, mask: mObject, props: ref{1101, 6}, nreq: 4},
-	274:/* OutputCustomToolCallItem */ {name: ref{10491, 24}, kind: kindObject, mask: mObject, props: ref{1107, 6}, nreq: 4},
-	275:/* OutputDatetimeItem */ {name: ref{10515, 18}, kind: kindObject, mask: mObject, props: ref{1113, 5}, nreq: 4},
-	276:/* OutputFileSearchCallItem */ {name: ref{10541, 24}, kind: kindObject, mask: mObject, props: ref{1118, 4}, nreq: 4},
-	277:/* OutputFileSearchServerToolItem */ {name: ref{10572, 30}, kind: kindObject, mask: mObject, props: ref{1122, 4}, nreq: 2},
-	278:/* OutputFilesServerToolItem */ {name: ref{10602, 25}, kind: kindObject, mask: mObject, props: ref{1126, 10}, nreq: 2},
-	279:/* OutputFunctionCallItem */ {name: ref{10633, 22}, kind: kindObject, mask: mObject, props: ref{1136, 9}, nreq: 4},
-	280:/* OutputFusionServerToolItem */ {name: ref{10655, 26}, kind: kindObject, mask: mObject, props: ref{1145, 9}, nreq: 2},
-	281:/* OutputImageGenerationCallItem */ {name: ref{10724, 29}, kind: kindObject, mask: mObject, props: ref{1154, 5}, nreq: 3},
-	282:/* OutputImageGenerationServerToolItem */ {name: ref{10753, 35}, kind: kindObject, mask: mObject, props: ref{1159, 8}, nreq: 2},
-	283:/* OutputItemAddedEvent */ {name: ref{10817, 20}, kind: kindObject, mask: mObject, props: ref{1167, 4}, nreq: 4},
-	284:/* OutputItemApplyPatchCall */ {name: ref{10841, 24}, kind: kindObject, mask: mObject, props: ref{1171, 6}, nreq: 5},
-	285:/* OutputItemCodeInterpreterCall */ {name: ref{10875, 29}, kind: kindObject, mask: mObject, props: ref{1177, 6}, open: true, nreq: 3},
-	286:/* OutputItemCustomToolCall */ {name: ref{10904, 24}, kind: kindObject, mask: mObject, props: ref{1183, 6}, nreq: 4},
-	287:/* OutputItemDoneEvent */ {name: ref{10928, 19}, kind: kindObject, mask: mObject, props: ref{1189, 4}, nreq: 4},
-	288:/* OutputItemFileSearchCall */ {name: ref{10947, 24}, kind: kindObject, mask: mObject, props: ref{1193, 4}, nreq: 4},
-	289:/* OutputItemFunctionCall */ {name: ref{10971, 22}, kind: kindObject, mask: mObject, props: ref{1197, 7}, nreq: 4},
-	290:/* OutputItemImageGenerationCall */ {name: ref{10993, 29}, kind: kindObject, mask: mObject, props: ref{1204, 4}, nreq: 3},
-	291:/* OutputItemReasoning */ {name: ref{11022, 19}, kind: kindObject, mask: mObject, props: ref{1208, 6}, nreq: 3},
-	292:/* OutputItemWebSearchCall */ {name: ref{11041, 23}, kind: kindObject, mask: mObject, props: ref{1214, 4}, open: true, nreq: 3},
-	293:/* OutputItemWebSearchCallActionFindInPage */ {name: ref{11064, 39}, kind: kindObject, mask: mObject, props: ref{1218, 3}, nreq: 3},
-	294:/* OutputItemWebSearchCallActionOpenPage */ {name: ref{11110, 37}, kind: kindObject, mask: mObject, props: ref{1221, 2}, nreq: 1},
-	295:/* OutputItemWebSearchCallActionSearch */ {name: ref{11147, 35}, kind: kindObject, mask: mObject, props: ref{1223, 4}, nreq: 2},
+	256:/* OpenAIResponsesUsage */ {name: ref{9786, 20}, kind: kindObject, mask: mObject, props: ref{983, 5}, nreq: 5},
+	257:/* OpenAIResponsesWebSearchCallInProgress */ {name: ref{9872, 38}, kind: kindObject, mask: mObject, props: ref{988, 4}, nreq: 4},
+	258:/* OpenAIResponsesWebSearchCallSearching */ {name: ref{9910, 37}, kind: kindObject, mask: mObject, props: ref{992, 4}, nreq: 4},
+	259:/* OpenResponsesCreatedEvent */ {name: ref{9947, 25}, kind: kindObject, mask: mObject, props: ref{996, 3}, nreq: 3},
+	260:/* OpenResponsesInProgressEvent */ {name: ref{9972, 28}, kind: kindObject, mask: mObject, props: ref{999, 3}, nreq: 3},
+	261:/* OpenResponsesLogProbs */ {name: ref{10000, 21}, kind: kindObject, mask: mObject, props: ref{1002, 4}, nreq: 2},
+	262:/* OpenResponsesResult */ {name: ref{10021, 19}, kind: kindObject, mask: mObject, props: ref{1006, 37}, nreq: 18},
+	263:/* OpenResponsesTopLogprobs */ {name: ref{10050, 24}, kind: kindObject, mask: mObject, props: ref{1043, 3}},
+	264:/* OpenRouterMetadata */ {name: ref{10074, 18}, kind: kindObject, mask: mObject, props: ref{1046, 10}, nreq: 7},
+	265:/* OpenRouterWebSearchServerTool */ {name: ref{10153, 29}, kind: kindObject, mask: mObject, props: ref{1056, 2}, nreq: 1},
+	266:/* OutputAdvisorServerToolItem */ {name: ref{10182, 27}, kind: kindObject, mask: mObject, props: ref{1058, 8}, nreq: 2},
+	267:/* OutputApplyPatchCallItem */ {name: ref{10228, 24}, kind: kindObject, mask: mObject, props: ref{1066, 5}, nreq: 5},
+	268:/* OutputApplyPatchServerToolItem */ {name: ref{10252, 30}, kind: kindObject, mask: mObject, props: ref{1071, 5}, nreq: 2},
+	269:/* OutputBashServerToolItem */ {name: ref{10282, 24}, kind: kindObject, mask: mObject, props: ref{1076, 9}, nreq: 2},
+	270:/* OutputBrowserUseServerToolItem */ {name: ref{10333, 30}, kind: kindObject, mask: mObject, props: ref{1085, 5}, nreq: 2},
+	271:/* OutputCodeInterpreterCallItem */ {name: ref{10376, 29}, kind: kindObject, mask: mObject, props: ref{1090, 6}, open: true, nreq: 3},
+	272:/* OutputCodeInterpreterServerToolItem */ {name: ref{10405, 35}, kind: kindObject, mask: mObject, props: ref{1096, 8}, nreq: 2},
+	273:/* OutputComputerCallItem */ {name: ref{10448, 22}, kind: kindObject, mask: mObject, props: ref{1104, 6}, nreq: 4},
+	274:/* OutputCustomToolCallItem */ {name: ref{10491, 24}, kind: kindObject, mask: mObject, props: ref{1110, 6}, nreq: 4},
+	275:/* OutputDatetimeItem */ {name: ref{10515, 18}, kind: kindObject, mask: mObject, props: ref{1116, 5}, nreq: 4},
+	276:/* OutputFileSearchCallItem */ {name: ref{10541, 24}, kind: kindObject, mask: mObject, props: ref{1121, 4}, nreq: 4},
+	277:/* OutputFileSearchServerToolItem */ {name: ref{10572, 30}, kind: kindObject, mask: mObject, props: ref{1125, 4}, nreq: 2},
+	278:/* OutputFilesServerToolItem */ {name: ref{10602, 25}, kind: kindObject, mask: mObject, props: ref{1129, 10}, nreq: 2},
+	279:/* OutputFunctionCallItem */ {name: ref{10633, 22}, kind: kindObject, mask: mObject, props: ref{1139, 9}, nreq: 4},
+	280:/* OutputFusionServerToolItem */ {name: ref{10655, 26}, kind: kindObject, mask: mObject, props: ref{1148, 9}, nreq: 2},
+	281:/* OutputImageGenerationCallItem */ {name: ref{10724, 29}, kind: kindObject, mask: mObject, props: ref{1157, 5}, nreq: 3},
+	282:/* OutputImageGenerationServerToolItem */ {name: ref{10753, 35}, kind: kindObject, mask: mObject, props: ref{1162, 8}, nreq: 2},
+	283:/* OutputItemAddedEvent */ {name: ref{10817, 20}, kind: kindObject, mask: mObject, props: ref{1170, 4}, nreq: 4},
+	284:/* OutputItemApplyPatchCall */ {name: ref{10841, 24}, kind: kindObject, mask: mObject, props: ref{1174, 6}, nreq: 5},
+	285:/* OutputItemCodeInterpreterCall */ {name: ref{10875, 29}, kind: kindObject, mask: mObject, props: ref{1180, 6}, open: true, nreq: 3},
+	286:/* OutputItemCustomToolCall */ {name: ref{10904, 24}, kind: kindObject, mask: mObject, props: ref{1186, 6}, nreq: 4},
+	287:/* OutputItemDoneEvent */ {name: ref{10928, 19}, kind: kindObject, mask: mObject, props: ref{1192, 4}, nreq: 4},
+	288:/* OutputItemFileSearchCall */ {name: ref{10947, 24}, kind: kindObject, mask: mObject, props: ref{1196, 4}, nreq: 4},
+	289:/* OutputItemFunctionCall */ {name: ref{10971, 22}, kind: kindObject, mask: mObject, props: ref{1200, 7}, nreq: 4},
+	290:/* OutputItemImageGenerationCall */ {name: ref{10993, 29}, kind: kindObject, mask: mObject, props: ref{1207, 4}, nreq: 3},
+	291:/* OutputItemReasoning */ {name: ref{11022, 19}, kind: kindObject, mask: mObject, props: ref{1211, 6}, nreq: 3},
+	292:/* OutputItemWebSearchCall */ {name: ref{11041, 23}, kind: kindObject, mask: mObject, props: ref{1217, 4}, open: true, nreq: 3},
+	293:/* OutputItemWebSearchCallActionFindInPage */ {name: ref{11064, 39}, kind: kindObject, mask: mObject, props: ref{1221, 3}, nreq: 3},
+	294:/* OutputItemWebSearchCallActionOpenPage */ {name: ref{11110, 37}, kind: kindObject, mask: mObject, props: ref{1224, 2}, nreq: 1},
+	295:/* OutputItemWebSearchCallActionSearch */ {name: ref{11147, 35}, kind: kindObject, mask: mObject, props: ref{1226, 4}, nreq: 2},
 	296:/* OutputItems */ {name: ref{11187, 11}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{90, 31}},
-	297:/* OutputMcpServerToolItem */ {name: ref{11198, 23}, kind: kindObject, mask: mObject, props: ref{1227, 5}, nreq: 2},
-	298:/* OutputMemoryServerToolItem */ {name: ref{11240, 26}, kind: kindObject, mask: mObject, props: ref{1232, 6}, nreq: 2},
-	299:/* OutputMessage */ {name: ref{11266, 13}, kind: kindObject, mask: mObject, props: ref{1238, 6}, nreq: 4},
-	300:/* OutputMessageItem */ {name: ref{11279, 17}, kind: kindObject, mask: mObject, props: ref{1244, 6}, nreq: 4},
+	297:/* OutputMcpServerToolItem */ {name: ref{11198, 23}, kind: kindObject, mask: mObject, props: ref{1230, 5}, nreq: 2},
+	298:/* OutputMemoryServerToolItem */ {name: ref{11240, 26}, kind: kindObject, mask: mObject, props: ref{1235, 6}, nreq: 2},
+	299:/* OutputMessage */ {name: ref{11266, 13}, kind: kindObject, mask: mObject, props: ref{1241, 6}, nreq: 4},
+	300:/* OutputMessageItem */ {name: ref{11279, 17}, kind: kindObject, mask: mObject, props: ref{1247, 6}, nreq: 4},
 	301:/* OutputModalityEnum */ {name: ref{11296, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{66, 2}},
-	302:/* OutputReasoningItem */ {name: ref{11319, 19}, kind: kindObject, mask: mObject, props: ref{1250, 8}, nreq: 3},
-	303:/* OutputSearchModelsServerToolItem */ {name: ref{11338, 32}, kind: kindObject, mask: mObject, props: ref{1258, 5}, nreq: 2},
-	304:/* OutputShellCallItem */ {name: ref{11370, 19}, kind: kindObject, mask: mObject, props: ref{1263, 6}, nreq: 4},
-	305:/* OutputShellCallOutputItem */ {name: ref{11389, 25}, kind: kindObject, mask: mObject, props: ref{1269, 6}, nreq: 5},
-	306:/* OutputShellServerToolItem */ {name: ref{11431, 25}, kind: kindObject, mask: mObject, props: ref{1275, 7}, nreq: 2},
-	307:/* OutputSubagentServerToolItem */ {name: ref{11456, 28}, kind: kindObject, mask: mObject, props: ref{1282, 11}, nreq: 2},
-	308:/* OutputTextEditorServerToolItem */ {name: ref{11516, 30}, kind: kindObject, mask: mObject, props: ref{1293, 5}, nreq: 2},
-	309:/* OutputToolSearchServerToolItem */ {name: ref{11554, 30}, kind: kindObject, mask: mObject, props: ref{1298, 4}, nreq: 2},
-	310:/* OutputWebFetchServerToolItem */ {name: ref{11584, 28}, kind: kindObject, mask: mObject, props: ref{1302, 8}, nreq: 2},
-	311:/* OutputWebSearchCallItem */ {name: ref{11622, 23}, kind: kindObject, mask: mObject, props: ref{1310, 4}, open: true, nreq: 3},
-	312:/* OutputWebSearchServerToolItem */ {name: ref{11645, 29}, kind: kindObject, mask: mObject, props: ref{1314, 4}, nreq: 2},
+	302:/* OutputReasoningItem */ {name: ref{11319, 19}, kind: kindObject, mask: mObject, props: ref{1253, 8}, nreq: 3},
+	303:/* OutputSearchModelsServerToolItem */ {name: ref{11338, 32}, kind: kindObject, mask: mObject, props: ref{1261, 5}, nreq: 2},
+	304:/* OutputShellCallItem */ {name: ref{11370, 19}, kind: kindObject, mask: mObject, props: ref{1266, 6}, nreq: 4},
+	305:/* OutputShellCallOutputItem */ {name: ref{11389, 25}, kind: kindObject, mask: mObject, props: ref{1272, 6}, nreq: 5},
+	306:/* OutputShellServerToolItem */ {name: ref{11431, 25}, kind: kindObject, mask: mObject, props: ref{1278, 7}, nreq: 2},
+	307:/* OutputSubagentServerToolItem */ {name: ref{11456, 28}, kind: kindObject, mask: mObject, props: ref{1285, 11}, nreq: 2},
+	308:/* OutputTextEditorServerToolItem */ {name: ref{11516, 30}, kind: kindObject, mask: mObject, props: ref{1296, 5}, nreq: 2},
+	309:/* OutputToolSearchServerToolItem */ {name: ref{11554, 30}, kind: kindObject, mask: mObject, props: ref{1301, 4}, nreq: 2},
+	310:/* OutputWebFetchServerToolItem */ {name: ref{11584, 28}, kind: kindObject, mask: mObject, props: ref{1305, 8}, nreq: 2},
+	311:/* OutputWebSearchCallItem */ {name: ref{11622, 23}, kind: kindObject, mask: mObject, props: ref{1313, 4}, open: true, nreq: 3},
+	312:/* OutputWebSearchServerToolItem */ {name: ref{11645, 29}, kind: kindObject, mask: mObject, props: ref{1317, 4}, nreq: 2},
 	313:/* PDFParserEngine */ {name: ref{11674, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{68, 4}},
-	314:/* PDFParserOptions */ {name: ref{11721, 16}, kind: kindObject, mask: mObject, props: ref{1318, 1}},
-	315:/* ParetoRouterPlugin */ {name: ref{11737, 18}, kind: kindObject, mask: mObject, props: ref{1319, 5}, nreq: 1},
-	316:/* PayloadTooLargeResponse */ {name: ref{11792, 23}, kind: kindObject, mask: mObject, props: ref{1324, 3}, nreq: 1},
-	317:/* PayloadTooLargeResponseErrorData */ {name: ref{11815, 32}, kind: kindObject, mask: mObject, props: ref{1327, 3}, nreq: 2},
-	318:/* PaymentRequiredResponse */ {name: ref{11847, 23}, kind: kindObject, mask: mObject, props: ref{1330, 3}, nreq: 1},
-	319:/* PaymentRequiredResponseErrorData */ {name: ref{11870, 32}, kind: kindObject, mask: mObject, props: ref{1333, 3}, nreq: 2},
-	320:/* PercentileLatencyCutoffs */ {name: ref{11902, 24}, kind: kindObject, mask: mObject, props: ref{1336, 4}},
-	321:/* PercentileThroughputCutoffs */ {name: ref{11938, 27}, kind: kindObject, mask: mObject, props: ref{1340, 4}},
-	322:/* PipelineStage */ {name: ref{11965, 13}, kind: kindObject, mask: mObject, props: ref{1344, 7}, nreq: 2},
+	314:/* PDFParserOptions */ {name: ref{11721, 16}, kind: kindObject, mask: mObject, props: ref{1321, 1}},
+	315:/* ParetoRouterPlugin */ {name: ref{11737, 18}, kind: kindObject, mask: mObject, props: ref{1322, 5}, nreq: 1},
+	316:/* PayloadTooLargeResponse */ {name: ref{11792, 23}, kind: kindObject, mask: mObject, props: ref{1327, 3}, nreq: 1},
+	317:/* PayloadTooLargeResponseErrorData */ {name: ref{11815, 32}, kind: kindObject, mask: mObject, props: ref{1330, 3}, nreq: 2},
+	318:/* PaymentRequiredResponse */ {name: ref{11847, 23}, kind: kindObject, mask: mObject, props: ref{1333, 3}, nreq: 1},
+	319:/* PaymentRequiredResponseErrorData */ {name: ref{11870, 32}, kind: kindObject, mask: mObject, props: ref{1336, 3}, nreq: 2},
+	320:/* PercentileLatencyCutoffs */ {name: ref{11902, 24}, kind: kindObject, mask: mObject, props: ref{1339, 4}},
+	321:/* PercentileThroughputCutoffs */ {name: ref{11938, 27}, kind: kindObject, mask: mObject, props: ref{1343, 4}},
+	322:/* PipelineStage */ {name: ref{11965, 13}, kind: kindObject, mask: mObject, props: ref{1347, 7}, nreq: 2},
 	323:/* PipelineStageType */ {name: ref{12013, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{72, 5}},
-	324:/* Prediction */ {name: ref{12092, 10}, kind: kindObject, mask: mNull | mObject, props: ref{1351, 2}, nreq: 2},
-	325:/* PredictionContentText */ {name: ref{12102, 21}, kind: kindObject, mask: mObject, props: ref{1353, 2}, nreq: 2},
+	324:/* Prediction */ {name: ref{12092, 10}, kind: kindObject, mask: mNull | mObject, props: ref{1354, 2}, nreq: 2},
+	325:/* PredictionContentText */ {name: ref{12102, 21}, kind: kindObject, mask: mObject, props: ref{1356, 2}, nreq: 2},
 	326:/* PreferredMaxLatency */ {name: ref{12123, 19}, kind: kindAlts, mask: mInteger | mNull | mNumber | mObject, alts: ref{9, 3}},
 	327:/* PreferredMinThroughput */ {name: ref{12142, 22}, kind: kindAlts, mask: mInteger | mNull | mNumber | mObject, alts: ref{12, 3}},
-	328:/* Preview_20250311_WebSearchServerTool */ {name: ref{12164, 36}, kind: kindObject, mask: mObject, props: ref{1355, 8}, nreq: 1},
-	329:/* Preview_WebSearchServerTool */ {name: ref{12200, 27}, kind: kindObject, mask: mObject, props: ref{1363, 8}, nreq: 1},
-	330:/* Preview_WebSearchUserLocation */ {name: ref{12227, 29}, kind: kindObject, mask: mNull | mObject, props: ref{1371, 5}, nreq: 1},
-	331:/* PromptCacheBreakpoint */ {name: ref{12267, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1376, 1}, nreq: 1},
-	332:/* PromptCacheOptions */ {name: ref{12288, 18}, kind: kindObject, mask: mNull | mObject, props: ref{1377, 2}, nreq: 1},
+	328:/* Preview_20250311_WebSearchServerTool */ {name: ref{12164, 36}, kind: kindObject, mask: mObject, props: ref{1358, 8}, nreq: 1},
+	329:/* Preview_WebSearchServerTool */ {name: ref{12200, 27}, kind: kindObject, mask: mObject, props: ref{1366, 8}, nreq: 1},
+	330:/* Preview_WebSearchUserLocation */ {name: ref{12227, 29}, kind: kindObject, mask: mNull | mObject, props: ref{1374, 5}, nreq: 1},
+	331:/* PromptCacheBreakpoint */ {name: ref{12267, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1379, 1}, nreq: 1},
+	332:/* PromptCacheOptions */ {name: ref{12288, 18}, kind: kindObject, mask: mNull | mObject, props: ref{1380, 2}, nreq: 1},
 	333:/* ProviderName */ {name: ref{12306, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{77, 105}},
-	334:/* ProviderOverloadedResponse */ {name: ref{13179, 26}, kind: kindObject, mask: mObject, props: ref{1379, 3}, nreq: 1},
-	335:/* ProviderOverloadedResponseErrorData */ {name: ref{13205, 35}, kind: kindObject, mask: mObject, props: ref{1382, 3}, nreq: 2},
-	336:/* ProviderPreferences */ {name: ref{13240, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1385, 13}},
+	334:/* ProviderOverloadedResponse */ {name: ref{13179, 26}, kind: kindObject, mask: mObject, props: ref{1382, 3}, nreq: 1},
+	335:/* ProviderOverloadedResponseErrorData */ {name: ref{13205, 35}, kind: kindObject, mask: mObject, props: ref{1385, 3}, nreq: 2},
+	336:/* ProviderPreferences */ {name: ref{13240, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1388, 13}},
 	337:/* ProviderSort */ {name: ref{13407, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{182, 4}},
-	338:/* ProviderSortConfig */ {name: ref{13447, 18}, kind: kindObject, mask: mObject, props: ref{1398, 2}},
+	338:/* ProviderSortConfig */ {name: ref{13447, 18}, kind: kindObject, mask: mObject, props: ref{1401, 2}},
 	339:/* Quantization */ {name: ref{13476, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{186, 12}},
-	340:/* ReasoningConfig */ {name: ref{13539, 15}, kind: kindObject, mask: mNull | mObject, props: ref{1400, 6}},
+	340:/* ReasoningConfig */ {name: ref{13539, 15}, kind: kindObject, mask: mNull | mObject, props: ref{1403, 6}},
 	341:/* ReasoningContext */ {name: ref{13554, 16}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{198, 3}},
-	342:/* ReasoningDeltaEvent */ {name: ref{13591, 19}, kind: kindObject, mask: mObject, props: ref{1406, 6}, nreq: 6},
-	343:/* ReasoningDetailEncrypted */ {name: ref{13610, 24}, kind: kindObject, mask: mObject, props: ref{1412, 5}, nreq: 2},
-	344:/* ReasoningDetailServerToolCall */ {name: ref{13634, 29}, kind: kindObject, mask: mObject, props: ref{1417, 8}, nreq: 4},
-	345:/* ReasoningDetailSummary */ {name: ref{13672, 22}, kind: kindObject, mask: mObject, props: ref{1425, 5}, nreq: 2},
-	346:/* ReasoningDetailText */ {name: ref{13694, 19}, kind: kindObject, mask: mObject, props: ref{1430, 6}, nreq: 1},
+	342:/* ReasoningDeltaEvent */ {name: ref{13591, 19}, kind: kindObject, mask: mObject, props: ref{1409, 6}, nreq: 6},
+	343:/* ReasoningDetailEncrypted */ {name: ref{13610, 24}, kind: kindObject, mask: mObject, props: ref{1415, 5}, nreq: 2},
+	344:/* ReasoningDetailServerToolCall */ {name: ref{13634, 29}, kind: kindObject, mask: mObject, props: ref{1420, 8}, nreq: 4},
+	345:/* ReasoningDetailSummary */ {name: ref{13672, 22}, kind: kindObject, mask: mObject, props: ref{1428, 5}, nreq: 2},
+	346:/* ReasoningDetailText */ {name: ref{13694, 19}, kind: kindObject, mask: mObject, props: ref{1433, 6}, nreq: 1},
 	347:/* ReasoningDetailUnion */ {name: ref{13713, 20}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{121, 4}},
-	348:/* ReasoningDoneEvent */ {name: ref{13809, 18}, kind: kindObject, mask: mObject, props: ref{1436, 6}, nreq: 6},
+	348:/* ReasoningDoneEvent */ {name: ref{13809, 18}, kind: kindObject, mask: mObject, props: ref{1439, 6}, nreq: 6},
 	349:/* ReasoningEffort */ {name: ref{13827, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{201, 7}},
 	350:/* ReasoningFormat */ {name: ref{13874, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{208, 9}},
-	351:/* ReasoningItem */ {name: ref{14052, 13}, kind: kindObject, mask: mObject, props: ref{1442, 8}, nreq: 3},
+	351:/* ReasoningItem */ {name: ref{14052, 13}, kind: kindObject, mask: mObject, props: ref{1445, 8}, nreq: 3},
 	352:/* ReasoningMode */ {name: ref{14065, 13}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{217, 2}},
-	353:/* ReasoningSummaryPartAddedEvent */ {name: ref{14089, 30}, kind: kindObject, mask: mObject, props: ref{1450, 6}, nreq: 6},
-	354:/* ReasoningSummaryPartDoneEvent */ {name: ref{14119, 29}, kind: kindObject, mask: mObject, props: ref{1456, 6}, nreq: 6},
-	355:/* ReasoningSummaryText */ {name: ref{14148, 20}, kind: kindObject, mask: mObject, props: ref{1462, 2}, nreq: 2},
-	356:/* ReasoningSummaryTextDeltaEvent */ {name: ref{14168, 30}, kind: kindObject, mask: mObject, props: ref{1464, 6}, nreq: 6},
-	357:/* ReasoningSummaryTextDoneEvent */ {name: ref{14198, 29}, kind: kindObject, mask: mObject, props: ref{1470, 6}, nreq: 6},
+	353:/* ReasoningSummaryPartAddedEvent */ {name: ref{14089, 30}, kind: kindObject, mask: mObject, props: ref{1453, 6}, nreq: 6},
+	354:/* ReasoningSummaryPartDoneEvent */ {name: ref{14119, 29}, kind: kindObject, mask: mObject, props: ref{1459, 6}, nreq: 6},
+	355:/* ReasoningSummaryText */ {name: ref{14148, 20}, kind: kindObject, mask: mObject, props: ref{1465, 2}, nreq: 2},
+	356:/* ReasoningSummaryTextDeltaEvent */ {name: ref{14168, 30}, kind: kindObject, mask: mObject, props: ref{1467, 6}, nreq: 6},
+	357:/* ReasoningSummaryTextDoneEvent */ {name: ref{14198, 29}, kind: kindObject, mask: mObject, props: ref{1473, 6}, nreq: 6},
 	358:/* ReasoningSummaryVerbosity */ {name: ref{14227, 25}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{219, 3}},
-	359:/* ReasoningTextContent */ {name: ref{14252, 20}, kind: kindObject, mask: mObject, props: ref{1476, 2}, nreq: 2},
-	360:/* RefusalDeltaEvent */ {name: ref{14272, 17}, kind: kindObject, mask: mObject, props: ref{1478, 6}, nreq: 6},
-	361:/* RefusalDoneEvent */ {name: ref{14289, 16}, kind: kindObject, mask: mObject, props: ref{1484, 6}, nreq: 6},
+	359:/* ReasoningTextContent */ {name: ref{14252, 20}, kind: kindObject, mask: mObject, props: ref{1479, 2}, nreq: 2},
+	360:/* RefusalDeltaEvent */ {name: ref{14272, 17}, kind: kindObject, mask: mObject, props: ref{1481, 6}, nreq: 6},
+	361:/* RefusalDoneEvent */ {name: ref{14289, 16}, kind: kindObject, mask: mObject, props: ref{1487, 6}, nreq: 6},
 	362:/* RequestMetadata */ {name: ref{14305, 15}, kind: kindAny, mask: mAll},
-	363:/* RequestTimeoutResponse */ {name: ref{14320, 22}, kind: kindObject, mask: mObject, props: ref{1490, 3}, nreq: 1},
-	364:/* RequestTimeoutResponseErrorData */ {name: ref{14342, 31}, kind: kindObject, mask: mObject, props: ref{1493, 3}, nreq: 2},
-	365:/* ResponseHealingPlugin */ {name: ref{14373, 21}, kind: kindObject, mask: mObject, props: ref{1496, 2}, nreq: 1},
+	363:/* RequestTimeoutResponse */ {name: ref{14320, 22}, kind: kindObject, mask: mObject, props: ref{1493, 3}, nreq: 1},
+	364:/* RequestTimeoutResponseErrorData */ {name: ref{14342, 31}, kind: kindObject, mask: mObject, props: ref{1496, 3}, nreq: 2},
+	365:/* ResponseHealingPlugin */ {name: ref{14373, 21}, kind: kindObject, mask: mObject, props: ref{1499, 2}, nreq: 1},
 	366:/* ResponseIncludesEnum */ {name: ref{14394, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{222, 5}},
-	367:/* ResponseOutputText */ {name: ref{14560, 18}, kind: kindObject, mask: mObject, props: ref{1498, 4}, nreq: 2},
-	368:/* ResponsesErrorField */ {name: ref{14578, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1502, 2}, nreq: 2},
-	369:/* ResponsesRequest */ {name: ref{14597, 16}, kind: kindObject, mask: mObject, props: ref{1504, 40}},
-	370:/* ResponsesRequestToolsFunction */ {name: ref{14620, 29}, kind: kindObject, mask: mObject, props: ref{1544, 6}, nreq: 3},
-	371:/* ResponsesStreamingResponse */ {name: ref{14649, 26}, kind: kindObject, mask: mObject, props: ref{1550, 1}, nreq: 1},
-	372:/* RouterAttempt */ {name: ref{14675, 13}, kind: kindObject, mask: mObject, props: ref{1551, 3}, nreq: 3},
-	373:/* RouterParams */ {name: ref{14688, 12}, kind: kindObject, mask: mObject, props: ref{1554, 3}, open: true},
+	367:/* ResponseOutputText */ {name: ref{14560, 18}, kind: kindObject, mask: mObject, props: ref{1501, 4}, nreq: 2},
+	368:/* ResponsesErrorField */ {name: ref{14578, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1505, 2}, nreq: 2},
+	369:/* ResponsesRequest */ {name: ref{14597, 16}, kind: kindObject, mask: mObject, props: ref{1507, 40}},
+	370:/* ResponsesRequestToolsFunction */ {name: ref{14620, 29}, kind: kindObject, mask: mObject, props: ref{1547, 6}, nreq: 3},
+	371:/* ResponsesStreamingResponse */ {name: ref{14649, 26}, kind: kindObject, mask: mObject, props: ref{1553, 1}, nreq: 1},
+	372:/* RouterAttempt */ {name: ref{14675, 13}, kind: kindObject, mask: mObject, props: ref{1554, 3}, nreq: 3},
+	373:/* RouterParams */ {name: ref{14688, 12}, kind: kindObject, mask: mObject, props: ref{1557, 3}, open: true},
 	374:/* RoutingStrategy */ {name: ref{14742, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{227, 9}},
 	375:/* SandboxSleepAfterSeconds */ {name: ref{14801, 24}, kind: kindScalar, mask: mInteger},
 	376:/* SearchContextSizeEnum */ {name: ref{14825, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{236, 3}},
-	377:/* SearchModelsServerToolConfig */ {name: ref{14846, 28}, kind: kindObject, mask: mObject, props: ref{1557, 1}},
-	378:/* SearchModelsServerTool_OpenRouter */ {name: ref{14874, 33}, kind: kindObject, mask: mObject, props: ref{1558, 2}, nreq: 1},
+	377:/* SearchModelsServerToolConfig */ {name: ref{14846, 28}, kind: kindObject, mask: mObject, props: ref{1560, 1}},
+	378:/* SearchModelsServerTool_OpenRouter */ {name: ref{14874, 33}, kind: kindObject, mask: mObject, props: ref{1561, 2}, nreq: 1},
 	379:/* SearchQualityLevel */ {name: ref{14907, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{239, 3}},
-	380:/* ServerToolUseDetails */ {name: ref{14925, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1560, 3}},
+	380:/* ServerToolUseDetails */ {name: ref{14925, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1563, 3}},
 	381:/* ServiceTier */ {name: ref{15003, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{242, 5}},
-	382:/* ServiceUnavailableResponse */ {name: ref{15038, 26}, kind: kindObject, mask: mObject, props: ref{1563, 3}, nreq: 1},
-	383:/* ServiceUnavailableResponseErrorData */ {name: ref{15064, 35}, kind: kindObject, mask: mObject, props: ref{1566, 3}, nreq: 2},
-	384:/* ShellCallItem */ {name: ref{15099, 13}, kind: kindObject, mask: mObject, props: ref{1569, 7}, nreq: 3},
-	385:/* ShellCallOutputContent */ {name: ref{15112, 22}, kind: kindObject, mask: mObject, props: ref{1576, 3}, open: true, nreq: 3},
-	386:/* ShellCallOutputContentOutcomeExit */ {name: ref{15134, 33}, kind: kindObject, mask: mObject, props: ref{1579, 2}, open: true, nreq: 2},
-	387:/* ShellCallOutputContentOutcomeTimeout */ {name: ref{15176, 36}, kind: kindObject, mask: mObject, props: ref{1581, 1}, open: true, nreq: 1},
-	388:/* ShellCallOutputItem */ {name: ref{15212, 19}, kind: kindObject, mask: mObject, props: ref{1582, 6}, nreq: 3},
+	382:/* ServiceUnavailableResponse */ {name: ref{15038, 26}, kind: kindObject, mask: mObject, props: ref{1566, 3}, nreq: 1},
+	383:/* ServiceUnavailableResponseErrorData */ {name: ref{15064, 35}, kind: kindObject, mask: mObject, props: ref{1569, 3}, nreq: 2},
+	384:/* ShellCallItem */ {name: ref{15099, 13}, kind: kindObject, mask: mObject, props: ref{1572, 7}, nreq: 3},
+	385:/* ShellCallOutputContent */ {name: ref{15112, 22}, kind: kindObject, mask: mObject, props: ref{1579, 3}, open: true, nreq: 3},
+	386:/* ShellCallOutputContentOutcomeExit */ {name: ref{15134, 33}, kind: kindObject, mask: mObject, props: ref{1582, 2}, open: true, nreq: 2},
+	387:/* ShellCallOutputContentOutcomeTimeout */ {name: ref{15176, 36}, kind: kindObject, mask: mObject, props: ref{1584, 1}, open: true, nreq: 1},
+	388:/* ShellCallOutputItem */ {name: ref{15212, 19}, kind: kindObject, mask: mObject, props: ref{1585, 6}, nreq: 3},
 	389:/* ShellCallStatus */ {name: ref{15231, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{247, 3}},
-	390:/* ShellServerTool */ {name: ref{15246, 15}, kind: kindObject, mask: mObject, props: ref{1588, 1}, nreq: 1},
-	391:/* ShellServerToolConfig */ {name: ref{15261, 21}, kind: kindObject, mask: mObject, props: ref{1589, 3}},
+	390:/* ShellServerTool */ {name: ref{15246, 15}, kind: kindObject, mask: mObject, props: ref{1591, 1}, nreq: 1},
+	391:/* ShellServerToolConfig */ {name: ref{15261, 21}, kind: kindObject, mask: mObject, props: ref{1592, 3}},
 	392:/* ShellServerToolEngine */ {name: ref{15282, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{250, 2}},
 	393:/* ShellServerToolEnvironment */ {name: ref{15303, 26}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{125, 2}},
-	394:/* ShellServerTool_OpenRouter */ {name: ref{15329, 26}, kind: kindObject, mask: mObject, props: ref{1592, 2}, nreq: 1},
+	394:/* ShellServerTool_OpenRouter */ {name: ref{15329, 26}, kind: kindObject, mask: mObject, props: ref{1595, 2}, nreq: 1},
 	395:/* StopServerToolsWhen */ {name: ref{15355, 19}, kind: kindArray, mask: mArray, items: 396},
 	396:/* StopServerToolsWhenCondition */ {name: ref{15374, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{127, 5}},
-	397:/* StopServerToolsWhenFinishReasonIs */ {name: ref{15467, 33}, kind: kindObject, mask: mObject, props: ref{1594, 2}, nreq: 2},
-	398:/* StopServerToolsWhenHasToolCall */ {name: ref{15500, 30}, kind: kindObject, mask: mObject, props: ref{1596, 2}, nreq: 2},
-	399:/* StopServerToolsWhenMaxCost */ {name: ref{15530, 26}, kind: kindObject, mask: mObject, props: ref{1598, 2}, nreq: 2},
-	400:/* StopServerToolsWhenMaxTokensUsed */ {name: ref{15575, 32}, kind: kindObject, mask: mObject, props: ref{1600, 2}, nreq: 2},
-	401:/* StopServerToolsWhenStepCountIs */ {name: ref{15607, 30}, kind: kindObject, mask: mObject, props: ref{1602, 2}, nreq: 2},
-	402:/* StoredPromptTemplate */ {name: ref{15647, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1604, 2}, nreq: 1},
+	397:/* StopServerToolsWhenFinishReasonIs */ {name: ref{15467, 33}, kind: kindObject, mask: mObject, props: ref{1597, 2}, nreq: 2},
+	398:/* StopServerToolsWhenHasToolCall */ {name: ref{15500, 30}, kind: kindObject, mask: mObject, props: ref{1599, 2}, nreq: 2},
+	399:/* StopServerToolsWhenMaxCost */ {name: ref{15530, 26}, kind: kindObject, mask: mObject, props: ref{1601, 2}, nreq: 2},
+	400:/* StopServerToolsWhenMaxTokensUsed */ {name: ref{15575, 32}, kind: kindObject, mask: mObject, props: ref{1603, 2}, nreq: 2},
+	401:/* StopServerToolsWhenStepCountIs */ {name: ref{15607, 30}, kind: kindObject, mask: mObject, props: ref{1605, 2}, nreq: 2},
+	402:/* StoredPromptTemplate */ {name: ref{15647, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1607, 2}, nreq: 1},
 	403:/* StreamEvents */ {name: ref{15676, 12}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{132, 49}},
-	404:/* StreamEventsResponseCompleted */ {name: ref{17261, 29}, kind: kindObject, mask: mObject, props: ref{1606, 3}, nreq: 3},
-	405:/* StreamEventsResponseFailed */ {name: ref{17290, 26}, kind: kindObject, mask: mObject, props: ref{1609, 3}, nreq: 3},
-	406:/* StreamEventsResponseIncomplete */ {name: ref{17316, 30}, kind: kindObject, mask: mObject, props: ref{1612, 3}, nreq: 3},
-	407:/* StreamEventsResponseOutputItemAdded */ {name: ref{17346, 35}, kind: kindObject, mask: mObject, props: ref{1615, 4}, nreq: 4},
-	408:/* StreamEventsResponseOutputItemDone */ {name: ref{17381, 34}, kind: kindObject, mask: mObject, props: ref{1619, 4}, nreq: 4},
-	409:/* StreamLogprob */ {name: ref{17415, 13}, kind: kindObject, mask: mObject, props: ref{1623, 4}, nreq: 2},
-	410:/* StreamLogprobTopLogprob */ {name: ref{17428, 23}, kind: kindObject, mask: mObject, props: ref{1627, 3}},
-	411:/* SubagentNestedTool */ {name: ref{17451, 18}, kind: kindObject, mask: mObject, props: ref{1630, 2}, open: true, nreq: 1},
-	412:/* SubagentReasoning */ {name: ref{17469, 17}, kind: kindObject, mask: mObject, props: ref{1632, 2}},
-	413:/* SubagentServerToolConfig */ {name: ref{17486, 24}, kind: kindObject, mask: mObject, props: ref{1634, 10}},
-	414:/* SubagentServerTool_OpenRouter */ {name: ref{17551, 29}, kind: kindObject, mask: mObject, props: ref{1644, 2}, nreq: 1},
-	415:/* TextConfig */ {name: ref{17580, 10}, kind: kindObject, mask: mObject, props: ref{1646, 2}},
-	416:/* TextDeltaEvent */ {name: ref{17590, 14}, kind: kindObject, mask: mObject, props: ref{1648, 7}, nreq: 7},
-	417:/* TextDoneEvent */ {name: ref{17604, 13}, kind: kindObject, mask: mObject, props: ref{1655, 7}, nreq: 7},
-	418:/* TextExtendedConfig */ {name: ref{17617, 18}, kind: kindObject, mask: mObject, props: ref{1662, 2}},
-	419:/* TooManyRequestsResponse */ {name: ref{17635, 23}, kind: kindObject, mask: mObject, props: ref{1664, 3}, nreq: 1},
-	420:/* TooManyRequestsResponseErrorData */ {name: ref{17658, 32}, kind: kindObject, mask: mObject, props: ref{1667, 3}, nreq: 2},
+	404:/* StreamEventsResponseCompleted */ {name: ref{17261, 29}, kind: kindObject, mask: mObject, props: ref{1609, 3}, nreq: 3},
+	405:/* StreamEventsResponseFailed */ {name: ref{17290, 26}, kind: kindObject, mask: mObject, props: ref{1612, 3}, nreq: 3},
+	406:/* StreamEventsResponseIncomplete */ {name: ref{17316, 30}, kind: kindObject, mask: mObject, props: ref{1615, 3}, nreq: 3},
+	407:/* StreamEventsResponseOutputItemAdded */ {name: ref{17346, 35}, kind: kindObject, mask: mObject, props: ref{1618, 4}, nreq: 4},
+	408:/* StreamEventsResponseOutputItemDone */ {name: ref{17381, 34}, kind: kindObject, mask: mObject, props: ref{1622, 4}, nreq: 4},
+	409:/* StreamLogprob */ {name: ref{17415, 13}, kind: kindObject, mask: mObject, props: ref{1626, 4}, nreq: 2},
+	410:/* StreamLogprobTopLogprob */ {name: ref{17428, 23}, kind: kindObject, mask: mObject, props: ref{1630, 3}},
+	411:/* SubagentNestedTool */ {name: ref{17451, 18}, kind: kindObject, mask: mObject, props: ref{1633, 2}, open: true, nreq: 1},
+	412:/* SubagentReasoning */ {name: ref{17469, 17}, kind: kindObject, mask: mObject, props: ref{1635, 2}},
+	413:/* SubagentServerToolConfig */ {name: ref{17486, 24}, kind: kindObject, mask: mObject, props: ref{1637, 10}},
+	414:/* SubagentServerTool_OpenRouter */ {name: ref{17551, 29}, kind: kindObject, mask: mObject, props: ref{1647, 2}, nreq: 1},
+	415:/* TextConfig */ {name: ref{17580, 10}, kind: kindObject, mask: mObject, props: ref{1649, 2}},
+	416:/* TextDeltaEvent */ {name: ref{17590, 14}, kind: kindObject, mask: mObject, props: ref{1651, 7}, nreq: 7},
+	417:/* TextDoneEvent */ {name: ref{17604, 13}, kind: kindObject, mask: mObject, props: ref{1658, 7}, nreq: 7},
+	418:/* TextExtendedConfig */ {name: ref{17617, 18}, kind: kindObject, mask: mObject, props: ref{1665, 2}},
+	419:/* TooManyRequestsResponse */ {name: ref{17635, 23}, kind: kindObject, mask: mObject, props: ref{1667, 3}, nreq: 1},
+	420:/* TooManyRequestsResponseErrorData */ {name: ref{17658, 32}, kind: kindObject, mask: mObject, props: ref{1670, 3}, nreq: 2},
 	421:/* ToolCallStatus */ {name: ref{17690, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{252, 3}},
-	422:/* ToolChoiceAllowed */ {name: ref{17704, 17}, kind: kindObject, mask: mObject, props: ref{1670, 3}, nreq: 3},
-	423:/* ToolSearchServerTool */ {name: ref{17721, 20}, kind: kindObject, mask: mObject, props: ref{1673, 2}, nreq: 1},
-	424:/* ToolSearchServerToolConfig */ {name: ref{17741, 26}, kind: kindObject, mask: mObject, props: ref{1675, 1}},
-	425:/* TraceConfig */ {name: ref{17767, 11}, kind: kindObject, mask: mObject, props: ref{1676, 5}, open: true},
+	422:/* ToolChoiceAllowed */ {name: ref{17704, 17}, kind: kindObject, mask: mObject, props: ref{1673, 3}, nreq: 3},
+	423:/* ToolSearchServerTool */ {name: ref{17721, 20}, kind: kindObject, mask: mObject, props: ref{1676, 2}, nreq: 1},
+	424:/* ToolSearchServerToolConfig */ {name: ref{17741, 26}, kind: kindObject, mask: mObject, props: ref{1678, 1}},
+	425:/* TraceConfig */ {name: ref{17767, 11}, kind: kindObject, mask: mObject, props: ref{1679, 5}, open: true},
 	426:/* Truncation */ {name: ref{17834, 10}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{255, 2}},
-	427:/* URLCitation */ {name: ref{17844, 11}, kind: kindObject, mask: mObject, props: ref{1681, 6}, nreq: 5},
-	428:/* UnauthorizedResponse */ {name: ref{17875, 20}, kind: kindObject, mask: mObject, props: ref{1687, 3}, nreq: 1},
-	429:/* UnauthorizedResponseErrorData */ {name: ref{17895, 29}, kind: kindObject, mask: mObject, props: ref{1690, 3}, nreq: 2},
-	430:/* UnprocessableEntityResponse */ {name: ref{17924, 27}, kind: kindObject, mask: mObject, props: ref{1693, 3}, nreq: 1},
-	431:/* UnprocessableEntityResponseErrorData */ {name: ref{17951, 36}, kind: kindObject, mask: mObject, props: ref{1696, 3}, nreq: 2},
-	432:/* Usage */ {name: ref{17987, 5}, kind: kindObject, mask: mNull | mObject, props: ref{1699, 9}, nreq: 5},
+	427:/* URLCitation */ {name: ref{17844, 11}, kind: kindObject, mask: mObject, props: ref{1684, 6}, nreq: 5},
+	428:/* UnauthorizedResponse */ {name: ref{17875, 20}, kind: kindObject, mask: mObject, props: ref{1690, 3}, nreq: 1},
+	429:/* UnauthorizedResponseErrorData */ {name: ref{17895, 29}, kind: kindObject, mask: mObject, props: ref{1693, 3}, nreq: 2},
+	430:/* UnprocessableEntityResponse */ {name: ref{17924, 27}, kind: kindObject, mask: mObject, props: ref{1696, 3}, nreq: 1},
+	431:/* UnprocessableEntityResponseErrorData */ {name: ref{17951, 36}, kind: kindObject, mask: mObject, props: ref{1699, 3}, nreq: 2},
+	432:/* Usage */ {name: ref{17987, 5}, kind: kindObject, mask: mNull | mObject, props: ref{1702, 9}, nreq: 5},
 	433:/* WebFetchEngineEnum */ {name: ref{17992, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{257, 6}},
-	434:/* WebFetchPlugin */ {name: ref{18030, 14}, kind: kindObject, mask: mObject, props: ref{1708, 5}, nreq: 1},
-	435:/* WebFetchServerTool */ {name: ref{18077, 18}, kind: kindObject, mask: mObject, props: ref{1713, 2}, nreq: 1},
-	436:/* WebFetchServerToolConfig */ {name: ref{18095, 24}, kind: kindObject, mask: mObject, props: ref{1715, 5}},
-	437:/* WebSearchCallCompletedEvent */ {name: ref{18119, 27}, kind: kindObject, mask: mObject, props: ref{1720, 4}, nreq: 4},
-	438:/* WebSearchCallInProgressEvent */ {name: ref{18146, 28}, kind: kindObject, mask: mObject, props: ref{1724, 4}, nreq: 4},
-	439:/* WebSearchCallSearchingEvent */ {name: ref{18174, 27}, kind: kindObject, mask: mObject, props: ref{1728, 4}, nreq: 4},
-	440:/* WebSearchConfig */ {name: ref{18201, 15}, kind: kindObject, mask: mObject, props: ref{1732, 10}},
-	441:/* WebSearchDomainFilter */ {name: ref{18216, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1742, 3}},
+	434:/* WebFetchPlugin */ {name: ref{18030, 14}, kind: kindObject, mask: mObject, props: ref{1711, 5}, nreq: 1},
+	435:/* WebFetchServerTool */ {name: ref{18077, 18}, kind: kindObject, mask: mObject, props: ref{1716, 2}, nreq: 1},
+	436:/* WebFetchServerToolConfig */ {name: ref{18095, 24}, kind: kindObject, mask: mObject, props: ref{1718, 5}},
+	437:/* WebSearchCallCompletedEvent */ {name: ref{18119, 27}, kind: kindObject, mask: mObject, props: ref{1723, 4}, nreq: 4},
+	438:/* WebSearchCallInProgressEvent */ {name: ref{18146, 28}, kind: kindObject, mask: mObject, props: ref{1727, 4}, nreq: 4},
+	439:/* WebSearchCallSearchingEvent */ {name: ref{18174, 27}, kind: kindObject, mask: mObject, props: ref{1731, 4}, nreq: 4},
+	440:/* WebSearchConfig */ {name: ref{18201, 15}, kind: kindObject, mask: mObject, props: ref{1735, 10}},
+	441:/* WebSearchDomainFilter */ {name: ref{18216, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1745, 3}},
 	442:/* WebSearchEngine */ {name: ref{18237, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{263, 5}},
 	443:/* WebSearchEngineEnum */ {name: ref{18262, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{268, 6}},
 	444:/* WebSearchMode */ {name: ref{18281, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{274, 9}},
-	445:/* WebSearchPlugin */ {name: ref{18350, 15}, kind: kindObject, mask: mObject, props: ref{1745, 10}, nreq: 1},
-	446:/* WebSearchServerTool */ {name: ref{18408, 19}, kind: kindObject, mask: mObject, props: ref{1755, 8}, nreq: 1},
-	447:/* WebSearchServerToolConfig */ {name: ref{18427, 25}, kind: kindObject, mask: mObject, props: ref{1763, 10}},
-	448:/* WebSearchServerTool_OpenRouter */ {name: ref{18452, 30}, kind: kindObject, mask: mObject, props: ref{1773, 2}, nreq: 1},
-	449:/* WebSearchSource */ {name: ref{18482, 15}, kind: kindObject, mask: mObject, props: ref{1775, 2}, nreq: 2},
+	445:/* WebSearchPlugin */ {name: ref{18350, 15}, kind: kindObject, mask: mObject, props: ref{1748, 10}, nreq: 1},
+	446:/* WebSearchServerTool */ {name: ref{18408, 19}, kind: kindObject, mask: mObject, props: ref{1758, 8}, nreq: 1},
+	447:/* WebSearchServerToolConfig */ {name: ref{18427, 25}, kind: kindObject, mask: mObject, props: ref{1766, 10}},
+	448:/* WebSearchServerTool_OpenRouter */ {name: ref{18452, 30}, kind: kindObject, mask: mObject, props: ref{1776, 2}, nreq: 1},
+	449:/* WebSearchSource */ {name: ref{18482, 15}, kind: kindObject, mask: mObject, props: ref{1778, 2}, nreq: 2},
 	450:/* WebSearchStatus */ {name: ref{18497, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{283, 4}},
-	451:/* WebSearchUserLocation */ {name: ref{18521, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1777, 5}},
-	452:/* WebSearchUserLocationServerTool */ {name: ref{18542, 31}, kind: kindObject, mask: mObject, props: ref{1782, 5}},
+	451:/* WebSearchUserLocation */ {name: ref{18521, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1780, 5}},
+	452:/* WebSearchUserLocationServerTool */ {name: ref{18542, 31}, kind: kindObject, mask: mObject, props: ref{1785, 5}},
 	453:/* AdditionalToolsItem/properties/id */ {name: ref{18573, 33}, kind: kindScalar, mask: mNull | mString},
 	454:/* AdditionalToolsItem/properties/role */ {name: ref{18606, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{287, 8}},
 	455:/* AdditionalToolsItem/properties/tools */ {name: ref{18660, 36}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 456},
@@ -975,7 +975,7 @@ var openRouterSchemas = [...]schema{
 	476:/* AdvisorServerTool_OpenRouter/properties/parameters */ {name: ref{19631, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{17, 2}},
 	477:/* AdvisorServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{19681, 58}, kind: kindScalar, mask: mNull},
 	478:/* AdvisorServerTool_OpenRouter/properties/type */ {name: ref{19739, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{304, 1}},
-	479:/* AgentMessageItem/properties/agent */ {name: ref{19783, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1787, 1}, open: true, nreq: 1},
+	479:/* AgentMessageItem/properties/agent */ {name: ref{19783, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1790, 1}, open: true, nreq: 1},
 	480:/* AgentMessageItem/properties/agent/properties/agent_name */ {name: ref{19826, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	481:/* AgentMessageItem/properties/author */ {name: ref{19881, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	482:/* AgentMessageItem/properties/content */ {name: ref{19915, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 483},
@@ -1226,8 +1226,8 @@ var openRouterSchemas = [...]schema{
 	727:/* BashServerToolConfig/properties/environment/anyOf/1 */ {name: ref{30947, 51}, kind: kindScalar, mask: mNull},
 	728:/* BashServerToolConfig/properties/sleep_after_seconds */ {name: ref{30998, 51}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{58, 2}},
 	729:/* BashServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{31049, 59}, kind: kindScalar, mask: mNull},
-	730:/* ChatAssistantImages/items */ {name: ref{31108, 25}, kind: kindObject, mask: mObject, props: ref{1788, 1}, nreq: 1},
-	731:/* ChatAssistantImages/items/properties/image_url */ {name: ref{31133, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1789, 1}, nonull: true, nreq: 1},
+	730:/* ChatAssistantImages/items */ {name: ref{31108, 25}, kind: kindObject, mask: mObject, props: ref{1791, 1}, nreq: 1},
+	731:/* ChatAssistantImages/items/properties/image_url */ {name: ref{31133, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1792, 1}, nonull: true, nreq: 1},
 	732:/* ChatAssistantImages/items/properties/image_url/properties/url */ {name: ref{31179, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	733:/* ChatAssistantMessage/properties/annotations */ {name: ref{31240, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
 	734:/* ChatAssistantMessage/properties/audio */ {name: ref{31283, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{60, 2}},
@@ -1255,16 +1255,16 @@ var openRouterSchemas = [...]schema{
 	756:/* ChatChoice/properties/message */ {name: ref{32176, 29}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{69, 2}},
 	757:/* ChatChoice/properties/message/anyOf/1 */ {name: ref{32205, 37}, kind: kindScalar, mask: mNull},
 	758:/* ChatChoice/properties/native_finish_reason */ {name: ref{32242, 42}, kind: kindScalar, mask: mNull | mString},
-	759:/* ChatContentAudio/properties/input_audio */ {name: ref{32284, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1790, 2}, nonull: true, nreq: 2},
+	759:/* ChatContentAudio/properties/input_audio */ {name: ref{32284, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1793, 2}, nonull: true, nreq: 2},
 	760:/* ChatContentAudio/properties/input_audio/properties/data */ {name: ref{32323, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	761:/* ChatContentAudio/properties/input_audio/properties/format */ {name: ref{32378, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	762:/* ChatContentAudio/properties/type */ {name: ref{32435, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{367, 1}},
-	763:/* ChatContentFile/properties/file */ {name: ref{32467, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1792, 3}, nonull: true},
+	763:/* ChatContentFile/properties/file */ {name: ref{32467, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1795, 3}, nonull: true},
 	764:/* ChatContentFile/properties/file/properties/file_data */ {name: ref{32498, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	765:/* ChatContentFile/properties/file/properties/file_id */ {name: ref{32550, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	766:/* ChatContentFile/properties/file/properties/filename */ {name: ref{32600, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	767:/* ChatContentFile/properties/type */ {name: ref{32651, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{368, 1}},
-	768:/* ChatContentImage/properties/image_url */ {name: ref{32682, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1795, 2}, nonull: true, nreq: 1},
+	768:/* ChatContentImage/properties/image_url */ {name: ref{32682, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1798, 2}, nonull: true, nreq: 1},
 	769:/* ChatContentImage/properties/image_url/properties/detail */ {name: ref{32719, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{369, 4}},
 	770:/* ChatContentImage/properties/image_url/properties/url */ {name: ref{32774, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	771:/* ChatContentImage/properties/type */ {name: ref{32826, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{373, 1}},
@@ -1293,7 +1293,7 @@ var openRouterSchemas = [...]schema{
 	794:/* ChatFormatTextConfig/properties/type */ {name: ref{33771, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{381, 1}},
 	795:/* ChatFunctionToolFunction/properties/cache_control */ {name: ref{33807, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{80, 2}},
 	796:/* ChatFunctionToolFunction/properties/cache_control/anyOf/1 */ {name: ref{33856, 57}, kind: kindScalar, mask: mNull},
-	797:/* ChatFunctionToolFunction/properties/function */ {name: ref{33913, 44}, kind: kindObject, mask: mNull | mObject, props: ref{1797, 4}, nonull: true, nreq: 1},
+	797:/* ChatFunctionToolFunction/properties/function */ {name: ref{33913, 44}, kind: kindObject, mask: mNull | mObject, props: ref{1800, 4}, nonull: true, nreq: 1},
 	798:/* ChatFunctionToolFunction/properties/function/properties/description */ {name: ref{33957, 67}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	799:/* ChatFunctionToolFunction/properties/function/properties/name */ {name: ref{34024, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	800:/* ChatFunctionToolFunction/properties/function/properties/parameters */ {name: ref{34084, 66}, kind: kindAny, mask: mAll},
@@ -1304,13 +1304,13 @@ var openRouterSchemas = [...]schema{
 	805:/* ChatJsonSchemaConfig/properties/schema */ {name: ref{34331, 38}, kind: kindAny, mask: mAll},
 	806:/* ChatJsonSchemaConfig/properties/strict */ {name: ref{34369, 38}, kind: kindScalar, mask: mBool | mNull},
 	807:/* ChatMessageAnnotation/properties/type */ {name: ref{34407, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{383, 1}},
-	808:/* ChatMessageAnnotation/properties/url_citation */ {name: ref{34444, 45}, kind: kindObject, mask: mNull | mObject, props: ref{1801, 5}, nonull: true, nreq: 1},
+	808:/* ChatMessageAnnotation/properties/url_citation */ {name: ref{34444, 45}, kind: kindObject, mask: mNull | mObject, props: ref{1804, 5}, nonull: true, nreq: 1},
 	809:/* ChatMessageAnnotation/properties/url_citation/properties/content */ {name: ref{34489, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	810:/* ChatMessageAnnotation/properties/url_citation/properties/end_index */ {name: ref{34553, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
 	811:/* ChatMessageAnnotation/properties/url_citation/properties/start_index */ {name: ref{34619, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
 	812:/* ChatMessageAnnotation/properties/url_citation/properties/title */ {name: ref{34687, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	813:/* ChatMessageAnnotation/properties/url_citation/properties/url */ {name: ref{34749, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	814:/* ChatNamedToolChoice/properties/function */ {name: ref{34809, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1806, 1}, nonull: true, nreq: 1},
+	814:/* ChatNamedToolChoice/properties/function */ {name: ref{34809, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1809, 1}, nonull: true, nreq: 1},
 	815:/* ChatNamedToolChoice/properties/function/properties/name */ {name: ref{34848, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	816:/* ChatNamedToolChoice/properties/type */ {name: ref{34903, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{384, 1}},
 	817:/* ChatRequest/properties/cache_control */ {name: ref{34938, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{82, 2}},
@@ -1337,7 +1337,7 @@ var openRouterSchemas = [...]schema{
 	838:/* ChatRequest/properties/plugins/items */ {name: ref{35662, 36}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{246, 10}},
 	839:/* ChatRequest/properties/presence_penalty */ {name: ref{35769, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
 	840:/* ChatRequest/properties/prompt_cache_key */ {name: ref{35808, 39}, kind: kindScalar, mask: mNull | mString},
-	841:/* ChatRequest/properties/reasoning */ {name: ref{35847, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1807, 2}, nonull: true},
+	841:/* ChatRequest/properties/reasoning */ {name: ref{35847, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1810, 2}, nonull: true},
 	842:/* ChatRequest/properties/reasoning/properties/effort */ {name: ref{35879, 50}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{388, 7}},
 	843:/* ChatRequest/properties/reasoning_effort */ {name: ref{35929, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{395, 7}},
 	844:/* ChatRequest/properties/repetition_penalty */ {name: ref{35968, 41}, kind: kindScalar, mask: mInteger | mNull | mNumber},
@@ -1372,1473 +1372,1476 @@ var openRouterSchemas = [...]schema{
 	873:/* ChatResult/properties/object */ {name: ref{36931, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{411, 1}},
 	874:/* ChatResult/properties/openrouter_metadata */ {name: ref{36974, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{99, 2}},
 	875:/* ChatResult/properties/openrouter_metadata/anyOf/1 */ {name: ref{37015, 49}, kind: kindScalar, mask: mNull},
-	876:/* ChatResult/properties/service_tier */ {name: ref{37064, 34}, kind: kindScalar, mask: mNull | mString},
-	877:/* ChatResult/properties/system_fingerprint */ {name: ref{37098, 40}, kind: kindScalar, mask: mNull | mString},
-	878:/* ChatResult/properties/usage */ {name: ref{37138, 27}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{101, 2}},
-	879:/* ChatResult/properties/usage/anyOf/1 */ {name: ref{37165, 35}, kind: kindScalar, mask: mNull},
-	880:/* ChatSearchModelsServerTool/properties/parameters */ {name: ref{37200, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{103, 2}},
-	881:/* ChatSearchModelsServerTool/properties/parameters/anyOf/1 */ {name: ref{37248, 56}, kind: kindScalar, mask: mNull},
-	882:/* ChatSearchModelsServerTool/properties/type */ {name: ref{37304, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{412, 1}},
-	883:/* ChatServerToolChoice/properties/type */ {name: ref{37346, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	884:/* ChatStreamChoice/properties/delta */ {name: ref{37382, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{105, 2}},
-	885:/* ChatStreamChoice/properties/delta/anyOf/1 */ {name: ref{37415, 41}, kind: kindScalar, mask: mNull},
-	886:/* ChatStreamChoice/properties/index */ {name: ref{37456, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	887:/* ChatStreamChoice/properties/native_finish_reason */ {name: ref{37489, 48}, kind: kindScalar, mask: mNull | mString},
-	888:/* ChatStreamChunk/properties/choices */ {name: ref{37537, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 93},
-	889:/* ChatStreamChunk/properties/created */ {name: ref{37571, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	890:/* ChatStreamChunk/properties/error */ {name: ref{37605, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1809, 3}, nonull: true, nreq: 2},
-	891:/* ChatStreamChunk/properties/error/properties/code */ {name: ref{37637, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	892:/* ChatStreamChunk/properties/error/properties/message */ {name: ref{37685, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	893:/* ChatStreamChunk/properties/error/properties/metadata */ {name: ref{37736, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1812, 2}, nonull: true, nreq: 1},
-	894:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type */ {name: ref{37801, 74}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{107, 2}},
-	895:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type/anyOf/1 */ {name: ref{37875, 82}, kind: kindScalar, mask: mNull},
-	896:/* ChatStreamChunk/properties/error/properties/metadata/properties/provider_code */ {name: ref{37957, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	897:/* ChatStreamChunk/properties/id */ {name: ref{38034, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	898:/* ChatStreamChunk/properties/model */ {name: ref{38063, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	899:/* ChatStreamChunk/properties/object */ {name: ref{38095, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{413, 1}},
-	900:/* ChatStreamChunk/properties/openrouter_metadata */ {name: ref{38149, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{109, 2}},
-	901:/* ChatStreamChunk/properties/openrouter_metadata/anyOf/1 */ {name: ref{38195, 54}, kind: kindScalar, mask: mNull},
-	902:/* ChatStreamChunk/properties/service_tier */ {name: ref{38249, 39}, kind: kindScalar, mask: mNull | mString},
-	903:/* ChatStreamChunk/properties/system_fingerprint */ {name: ref{38288, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	904:/* ChatStreamChunk/properties/usage */ {name: ref{38333, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{111, 2}},
-	905:/* ChatStreamChunk/properties/usage/anyOf/1 */ {name: ref{38365, 40}, kind: kindScalar, mask: mNull},
-	906:/* ChatStreamDelta/properties/annotations */ {name: ref{38405, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
-	907:/* ChatStreamDelta/properties/audio */ {name: ref{38443, 32}, kind: kindAlts, mask: mObject, alts: ref{113, 1}},
-	908:/* ChatStreamDelta/properties/content */ {name: ref{38475, 34}, kind: kindScalar, mask: mNull | mString},
-	909:/* ChatStreamDelta/properties/reasoning */ {name: ref{38509, 36}, kind: kindScalar, mask: mNull | mString},
-	910:/* ChatStreamDelta/properties/reasoning_content */ {name: ref{38545, 44}, kind: kindScalar, mask: mNull | mString},
-	911:/* ChatStreamDelta/properties/reasoning_details */ {name: ref{38589, 44}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{114, 2}},
-	912:/* ChatStreamDelta/properties/reasoning_details/anyOf/1 */ {name: ref{38633, 52}, kind: kindScalar, mask: mNull},
-	913:/* ChatStreamDelta/properties/refusal */ {name: ref{38685, 34}, kind: kindScalar, mask: mNull | mString},
-	914:/* ChatStreamDelta/properties/role */ {name: ref{38719, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{414, 1}},
-	915:/* ChatStreamDelta/properties/tool_calls */ {name: ref{38750, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 98},
-	916:/* ChatStreamOptions/properties/include_usage */ {name: ref{38787, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	917:/* ChatStreamToolCall/properties/function */ {name: ref{38829, 38}, kind: kindObject, mask: mNull | mObject, props: ref{1814, 2}, nonull: true},
-	918:/* ChatStreamToolCall/properties/function/properties/arguments */ {name: ref{38867, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	919:/* ChatStreamToolCall/properties/function/properties/name */ {name: ref{38926, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	920:/* ChatStreamToolCall/properties/id */ {name: ref{38980, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	921:/* ChatStreamToolCall/properties/index */ {name: ref{39012, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	922:/* ChatStreamToolCall/properties/type */ {name: ref{39047, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{415, 1}},
-	923:/* ChatStreamingResponse/properties/data */ {name: ref{39081, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{116, 2}},
-	924:/* ChatStreamingResponse/properties/data/anyOf/1 */ {name: ref{39118, 45}, kind: kindScalar, mask: mNull},
-	925:/* ChatSystemMessage/properties/content */ {name: ref{39163, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{118, 3}},
-	926:/* ChatSystemMessage/properties/content/anyOf/0 */ {name: ref{39199, 44}, kind: kindScalar, mask: mString},
-	927:/* ChatSystemMessage/properties/content/anyOf/1 */ {name: ref{39243, 44}, kind: kindArray, mask: mArray, items: 69},
-	928:/* ChatSystemMessage/properties/content/anyOf/2 */ {name: ref{39287, 44}, kind: kindScalar, mask: mNull},
-	929:/* ChatSystemMessage/properties/name */ {name: ref{39331, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	930:/* ChatSystemMessage/properties/role */ {name: ref{39364, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{416, 1}},
-	931:/* ChatTokenLogprob/properties/bytes */ {name: ref{39397, 33}, kind: kindArray, mask: mArray | mNull, items: 932},
-	932:/* ChatTokenLogprob/properties/bytes/items */ {name: ref{39430, 39}, kind: kindScalar, mask: mInteger},
-	933:/* ChatTokenLogprob/properties/logprob */ {name: ref{39469, 35}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	934:/* ChatTokenLogprob/properties/token */ {name: ref{39504, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	935:/* ChatTokenLogprob/properties/top_logprobs */ {name: ref{39537, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 936},
-	936:/* ChatTokenLogprob/properties/top_logprobs/items */ {name: ref{39577, 46}, kind: kindObject, mask: mObject, props: ref{1816, 3}, nreq: 3},
-	937:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{39623, 63}, kind: kindArray, mask: mArray | mNull, items: 938},
-	938:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes/items */ {name: ref{39686, 69}, kind: kindScalar, mask: mInteger},
-	939:/* ChatTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{39755, 65}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	940:/* ChatTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{39820, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	941:/* ChatTokenLogprobs/properties/content */ {name: ref{39883, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
-	942:/* ChatTokenLogprobs/properties/refusal */ {name: ref{39919, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
-	943:/* ChatToolCall/properties/function */ {name: ref{39955, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1819, 2}, nonull: true, nreq: 2},
-	944:/* ChatToolCall/properties/function/properties/arguments */ {name: ref{39987, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	945:/* ChatToolCall/properties/function/properties/name */ {name: ref{40040, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	946:/* ChatToolCall/properties/id */ {name: ref{40088, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	947:/* ChatToolCall/properties/type */ {name: ref{40114, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{417, 1}},
-	948:/* ChatToolChoice/oneOf/0 */ {name: ref{40142, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{418, 3}},
-	949:/* ChatToolChoice/oneOf/1 */ {name: ref{40172, 22}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{261, 1}},
-	950:/* ChatToolMessage/properties/content */ {name: ref{40194, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{121, 3}},
-	951:/* ChatToolMessage/properties/content/anyOf/0 */ {name: ref{40228, 42}, kind: kindScalar, mask: mString},
-	952:/* ChatToolMessage/properties/content/anyOf/1 */ {name: ref{40270, 42}, kind: kindArray, mask: mArray, items: 68},
-	953:/* ChatToolMessage/properties/content/anyOf/2 */ {name: ref{40312, 42}, kind: kindScalar, mask: mNull},
-	954:/* ChatToolMessage/properties/role */ {name: ref{40354, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{421, 1}},
-	955:/* ChatToolMessage/properties/tool_call_id */ {name: ref{40385, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	956:/* ChatUsage/properties/completion_tokens */ {name: ref{40424, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	957:/* ChatUsage/properties/completion_tokens_details */ {name: ref{40462, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1821, 4}},
-	958:/* ChatUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{40588, 84}, kind: kindScalar, mask: mInteger | mNull},
-	959:/* ChatUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{40672, 70}, kind: kindScalar, mask: mInteger | mNull},
-	960:/* ChatUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{40742, 74}, kind: kindScalar, mask: mInteger | mNull},
-	961:/* ChatUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{40816, 84}, kind: kindScalar, mask: mInteger | mNull},
-	962:/* ChatUsage/properties/cost */ {name: ref{40900, 25}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	963:/* ChatUsage/properties/is_byok */ {name: ref{40925, 28}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	964:/* ChatUsage/properties/prompt_tokens */ {name: ref{40953, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	965:/* ChatUsage/properties/prompt_tokens_details */ {name: ref{40987, 42}, kind: kindObject, mask: mNull | mObject, props: ref{1825, 4}},
-	966:/* ChatUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{41072, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	967:/* ChatUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{41138, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	968:/* ChatUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{41210, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	969:/* ChatUsage/properties/prompt_tokens_details/properties/video_tokens */ {name: ref{41277, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	970:/* ChatUsage/properties/total_tokens */ {name: ref{41343, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	971:/* ChatUserMessage/properties/content */ {name: ref{41376, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{124, 3}},
-	972:/* ChatUserMessage/properties/content/anyOf/0 */ {name: ref{41410, 42}, kind: kindScalar, mask: mString},
-	973:/* ChatUserMessage/properties/content/anyOf/1 */ {name: ref{41452, 42}, kind: kindArray, mask: mArray, items: 68},
-	974:/* ChatUserMessage/properties/content/anyOf/2 */ {name: ref{41494, 42}, kind: kindScalar, mask: mNull},
-	975:/* ChatUserMessage/properties/name */ {name: ref{41536, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	976:/* ChatUserMessage/properties/role */ {name: ref{41567, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{422, 1}},
-	977:/* ChatWebSearchShorthand/properties/allowed_domains */ {name: ref{41598, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 978},
-	978:/* ChatWebSearchShorthand/properties/allowed_domains/items */ {name: ref{41647, 55}, kind: kindScalar, mask: mString},
-	979:/* ChatWebSearchShorthand/properties/engine */ {name: ref{41702, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{127, 2}},
-	980:/* ChatWebSearchShorthand/properties/engine/anyOf/1 */ {name: ref{41742, 48}, kind: kindScalar, mask: mNull},
-	981:/* ChatWebSearchShorthand/properties/excluded_domains */ {name: ref{41790, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 982},
-	982:/* ChatWebSearchShorthand/properties/excluded_domains/items */ {name: ref{41840, 56}, kind: kindScalar, mask: mString},
-	983:/* ChatWebSearchShorthand/properties/max_characters */ {name: ref{41896, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	984:/* ChatWebSearchShorthand/properties/max_results */ {name: ref{41944, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	985:/* ChatWebSearchShorthand/properties/max_total_results */ {name: ref{41989, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	986:/* ChatWebSearchShorthand/properties/max_uses */ {name: ref{42040, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	987:/* ChatWebSearchShorthand/properties/mode */ {name: ref{42082, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{129, 2}},
-	988:/* ChatWebSearchShorthand/properties/mode/anyOf/1 */ {name: ref{42120, 46}, kind: kindScalar, mask: mNull},
-	989:/* ChatWebSearchShorthand/properties/parameters */ {name: ref{42166, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{131, 2}},
-	990:/* ChatWebSearchShorthand/properties/parameters/anyOf/1 */ {name: ref{42210, 52}, kind: kindScalar, mask: mNull},
-	991:/* ChatWebSearchShorthand/properties/search_context_size */ {name: ref{42262, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{133, 2}},
-	992:/* ChatWebSearchShorthand/properties/search_context_size/anyOf/1 */ {name: ref{42315, 61}, kind: kindScalar, mask: mNull},
-	993:/* ChatWebSearchShorthand/properties/type */ {name: ref{42376, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{423, 4}},
-	994:/* ChatWebSearchShorthand/properties/user_location */ {name: ref{42414, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{135, 2}},
-	995:/* ChatWebSearchShorthand/properties/user_location/anyOf/1 */ {name: ref{42461, 55}, kind: kindScalar, mask: mNull},
-	996:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/delta */ {name: ref{42516, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	997:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/item_id */ {name: ref{42576, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	998:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/output_index */ {name: ref{42638, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	999:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/sequence_number */ {name: ref{42705, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1000:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/type */ {name: ref{42775, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{427, 1}},
-	1001:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/code */ {name: ref{42834, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1002:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/item_id */ {name: ref{42892, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1003:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/output_index */ {name: ref{42953, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1004:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/sequence_number */ {name: ref{43019, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1005:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/type */ {name: ref{43088, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{428, 1}},
-	1006:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/item_id */ {name: ref{43146, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1007:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/output_index */ {name: ref{43208, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1008:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/sequence_number */ {name: ref{43275, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1009:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/type */ {name: ref{43345, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{429, 1}},
-	1010:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/item_id */ {name: ref{43404, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1011:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/output_index */ {name: ref{43467, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1012:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/sequence_number */ {name: ref{43535, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1013:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/type */ {name: ref{43606, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{430, 1}},
-	1014:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/item_id */ {name: ref{43666, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1015:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/output_index */ {name: ref{43731, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1016:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/sequence_number */ {name: ref{43801, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1017:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/type */ {name: ref{43874, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{431, 1}},
-	1018:/* OutputItemCodeInterpreterCall/properties/code */ {name: ref{43936, 45}, kind: kindScalar, mask: mNull | mString},
-	1019:/* OutputItemCodeInterpreterCall/properties/container_id */ {name: ref{43981, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1020:/* OutputItemCodeInterpreterCall/properties/id */ {name: ref{44034, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1021:/* OutputItemCodeInterpreterCall/properties/outputs */ {name: ref{44077, 48}, kind: kindArray, mask: mArray | mNull, items: 1022},
-	1022:/* OutputItemCodeInterpreterCall/properties/outputs/items */ {name: ref{44125, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{262, 3}},
-	1023:/* OutputItemCodeInterpreterCall/properties/status */ {name: ref{44179, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{432, 5}},
-	1024:/* OutputItemCodeInterpreterCall/properties/type */ {name: ref{44238, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{437, 1}},
-	1025:/* CodeInterpreterFileOutput/properties/download_url */ {name: ref{44283, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1026:/* CodeInterpreterFileOutput/properties/error_code */ {name: ref{44332, 47}, kind: kindScalar, mask: mNull | mString},
-	1027:/* CodeInterpreterFileOutput/properties/expires_at */ {name: ref{44379, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1028:/* CodeInterpreterFileOutput/properties/filename */ {name: ref{44426, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1029:/* CodeInterpreterFileOutput/properties/id */ {name: ref{44471, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1030:/* CodeInterpreterFileOutput/properties/media_type */ {name: ref{44510, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1031:/* CodeInterpreterFileOutput/properties/sha256 */ {name: ref{44557, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1032:/* CodeInterpreterFileOutput/properties/size_bytes */ {name: ref{44600, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1033:/* CodeInterpreterFileOutput/properties/status */ {name: ref{44647, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1034:/* CodeInterpreterFileOutput/properties/type */ {name: ref{44690, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{438, 1}},
-	1035:/* CodeInterpreterImageOutput/properties/type */ {name: ref{44731, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{439, 1}},
-	1036:/* CodeInterpreterImageOutput/properties/url */ {name: ref{44773, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1037:/* CodeInterpreterLogsOutput/properties/logs */ {name: ref{44814, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1038:/* CodeInterpreterLogsOutput/properties/type */ {name: ref{44855, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{440, 1}},
-	1039:/* CodeInterpreterServerTool/properties/container */ {name: ref{44896, 46}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{137, 3}},
-	1040:/* CodeInterpreterServerTool/properties/container/anyOf/0 */ {name: ref{44942, 54}, kind: kindScalar, mask: mString},
-	1041:/* CodeInterpreterServerTool/properties/container/anyOf/1 */ {name: ref{44996, 54}, kind: kindObject, mask: mObject, props: ref{1829, 3}, nreq: 1},
-	1042:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids */ {name: ref{45070, 74}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1043},
-	1043:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids/items */ {name: ref{45144, 80}, kind: kindScalar, mask: mString},
-	1044:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/memory_limit */ {name: ref{45224, 78}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{441, 4}},
-	1045:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/type */ {name: ref{45312, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{445, 1}},
-	1046:/* CodeInterpreterServerTool/properties/container/anyOf/2 */ {name: ref{45382, 54}, kind: kindScalar, mask: mNull},
-	1047:/* CodeInterpreterServerTool/properties/type */ {name: ref{45436, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{446, 1}},
-	1048:/* CodexLocalShellTool/properties/type */ {name: ref{45477, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{447, 1}},
-	1049:/* CompactionItem/properties/encrypted_content */ {name: ref{45512, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1050:/* CompactionItem/properties/id */ {name: ref{45555, 28}, kind: kindScalar, mask: mNull | mString},
-	1051:/* CompactionItem/properties/type */ {name: ref{45583, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{448, 1}},
-	1052:/* CompletedEvent/properties/response */ {name: ref{45613, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{140, 2}},
-	1053:/* CompletedEvent/properties/response/anyOf/1 */ {name: ref{45647, 42}, kind: kindScalar, mask: mNull},
-	1054:/* CompletedEvent/properties/sequence_number */ {name: ref{45689, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1055:/* CompletedEvent/properties/type */ {name: ref{45730, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{449, 1}},
-	1056:/* CompoundFilter/properties/filters */ {name: ref{45760, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1057},
-	1057:/* CompoundFilter/properties/filters/items */ {name: ref{45793, 39}, kind: kindAny, mask: mAll},
-	1058:/* CompoundFilter/properties/type */ {name: ref{45832, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{450, 2}},
-	1059:/* ComputerUseServerTool/properties/display_height */ {name: ref{45867, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1060:/* ComputerUseServerTool/properties/display_width */ {name: ref{45914, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1061:/* ComputerUseServerTool/properties/environment */ {name: ref{45960, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{452, 5}},
-	1062:/* ComputerUseServerTool/properties/type */ {name: ref{46032, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{457, 1}},
-	1063:/* ContainerAutoEnvironment/properties/type */ {name: ref{46069, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{458, 1}},
-	1064:/* ContainerReferenceEnvironment/properties/container_id */ {name: ref{46109, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1065:/* ContainerReferenceEnvironment/properties/type */ {name: ref{46162, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{459, 1}},
-	1066:/* ContentPartAddedEvent/properties/part */ {name: ref{46207, 37}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{265, 3}},
-	1067:/* ContentPartDoneEvent/properties/part */ {name: ref{46258, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{268, 3}},
-	1068:/* ContextCompactionItem/properties/encrypted_content */ {name: ref{46294, 50}, kind: kindScalar, mask: mNull | mString},
-	1069:/* ContextCompactionItem/properties/id */ {name: ref{46344, 35}, kind: kindScalar, mask: mNull | mString},
-	1070:/* ContextCompactionItem/properties/type */ {name: ref{46379, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{460, 1}},
-	1071:/* ContextCompressionPlugin/properties/enabled */ {name: ref{46416, 43}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1072:/* ContextCompressionPlugin/properties/engine */ {name: ref{46459, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{142, 2}},
-	1073:/* ContextCompressionPlugin/properties/engine/anyOf/1 */ {name: ref{46501, 50}, kind: kindScalar, mask: mNull},
-	1074:/* ContextCompressionPlugin/properties/id */ {name: ref{46551, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{461, 1}},
-	1075:/* CostDetails/properties/upstream_inference_completions_cost */ {name: ref{46589, 58}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1076:/* CostDetails/properties/upstream_inference_cost */ {name: ref{46647, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1077:/* CostDetails/properties/upstream_inference_prompt_cost */ {name: ref{46693, 53}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1078:/* CreatedEvent/properties/response */ {name: ref{46746, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{144, 2}},
-	1079:/* CreatedEvent/properties/response/anyOf/1 */ {name: ref{46778, 40}, kind: kindScalar, mask: mNull},
-	1080:/* CreatedEvent/properties/sequence_number */ {name: ref{46818, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1081:/* CreatedEvent/properties/type */ {name: ref{46857, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{462, 1}},
-	1082:/* CustomTool/properties/description */ {name: ref{46885, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1083:/* CustomTool/properties/format */ {name: ref{46918, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{271, 2}},
-	1084:/* CustomTool/properties/name */ {name: ref{46946, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1085:/* CustomTool/properties/type */ {name: ref{46972, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{463, 1}},
-	1086:/* OpenAIResponseCustomToolCall/properties/call_id */ {name: ref{46998, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1087:/* OpenAIResponseCustomToolCall/properties/id */ {name: ref{47045, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1088:/* OpenAIResponseCustomToolCall/properties/input */ {name: ref{47087, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1089:/* OpenAIResponseCustomToolCall/properties/name */ {name: ref{47132, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1090:/* OpenAIResponseCustomToolCall/properties/namespace */ {name: ref{47176, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1091:/* OpenAIResponseCustomToolCall/properties/type */ {name: ref{47225, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{464, 1}},
-	1092:/* CustomToolCallItem/allOf/1/properties/status */ {name: ref{47269, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{146, 2}},
-	1093:/* CustomToolCallItem/allOf/1/properties/status/anyOf/1 */ {name: ref{47313, 52}, kind: kindScalar, mask: mNull},
-	1094:/* CustomToolCallOutputItem/properties/call_id */ {name: ref{47365, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1095:/* CustomToolCallOutputItem/properties/id */ {name: ref{47408, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1096:/* CustomToolCallOutputItem/properties/output */ {name: ref{47446, 42}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{148, 3}},
-	1097:/* CustomToolCallOutputItem/properties/output/anyOf/0 */ {name: ref{47488, 50}, kind: kindScalar, mask: mString},
-	1098:/* CustomToolCallOutputItem/properties/output/anyOf/1 */ {name: ref{47538, 50}, kind: kindArray, mask: mArray, items: 1099},
-	1099:/* CustomToolCallOutputItem/properties/output/anyOf/1/items */ {name: ref{47588, 56}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{273, 3}},
-	1100:/* CustomToolCallOutputItem/properties/output/anyOf/2 */ {name: ref{47644, 50}, kind: kindScalar, mask: mNull},
-	1101:/* CustomToolCallOutputItem/properties/type */ {name: ref{47694, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{465, 1}},
-	1102:/* CustomToolFormatGrammar/properties/definition */ {name: ref{47734, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1103:/* CustomToolFormatGrammar/properties/syntax */ {name: ref{47779, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{466, 2}},
-	1104:/* CustomToolFormatGrammar/properties/type */ {name: ref{47829, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{468, 1}},
-	1105:/* CustomToolFormatText/properties/type */ {name: ref{47868, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{469, 1}},
-	1106:/* DatetimeServerTool/properties/parameters */ {name: ref{47904, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{151, 2}},
-	1107:/* DatetimeServerTool/properties/parameters/anyOf/1 */ {name: ref{47944, 48}, kind: kindScalar, mask: mNull},
-	1108:/* DatetimeServerTool/properties/type */ {name: ref{47992, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{470, 1}},
-	1109:/* DatetimeServerToolConfig/properties/timezone */ {name: ref{48026, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1110:/* DebugEvent/properties/debug */ {name: ref{48070, 27}, kind: kindObject, mask: mNull | mObject, props: ref{1832, 2}, nonull: true},
-	1111:/* DebugEvent/properties/debug/properties/echo_upstream_body */ {name: ref{48104, 57}, kind: kindAny, mask: mAll},
-	1112:/* DebugEvent/properties/debug/properties/timings */ {name: ref{48161, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1834, 3}, nonull: true, nreq: 3},
-	1113:/* DebugEvent/properties/debug/properties/timings/properties/epoch_ms */ {name: ref{48228, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1114:/* DebugEvent/properties/debug/properties/timings/properties/event */ {name: ref{48294, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{471, 4}},
-	1115:/* DebugEvent/properties/debug/properties/timings/properties/start_ms */ {name: ref{48436, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1116:/* DebugEvent/properties/sequence_number */ {name: ref{48502, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1117:/* DebugEvent/properties/type */ {name: ref{48539, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{475, 1}},
-	1118:/* EasyInputMessage/properties/content */ {name: ref{48565, 35}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{153, 3}},
-	1119:/* EasyInputMessage/properties/content/anyOf/0 */ {name: ref{48600, 43}, kind: kindArray, mask: mArray, items: 1120},
-	1120:/* EasyInputMessage/properties/content/anyOf/0/items */ {name: ref{48643, 49}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{276, 5}},
-	1121:/* EasyInputMessage/properties/content/anyOf/1 */ {name: ref{48692, 43}, kind: kindScalar, mask: mString},
-	1122:/* EasyInputMessage/properties/content/anyOf/2 */ {name: ref{48735, 43}, kind: kindScalar, mask: mNull},
-	1123:/* EasyInputMessage/properties/phase */ {name: ref{48778, 33}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{476, 2}},
-	1124:/* EasyInputMessage/properties/role */ {name: ref{48811, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{478, 4}},
-	1125:/* EasyInputMessage/properties/type */ {name: ref{48843, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{482, 1}},
-	1126:/* EdgeNetworkTimeoutResponse/properties/error */ {name: ref{48875, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{156, 2}},
-	1127:/* EdgeNetworkTimeoutResponse/properties/error/anyOf/1 */ {name: ref{48918, 51}, kind: kindScalar, mask: mNull},
-	1128:/* EdgeNetworkTimeoutResponse/properties/openrouter_metadata */ {name: ref{48969, 57}, kind: kindAny, mask: mAll},
-	1129:/* EdgeNetworkTimeoutResponse/properties/user_id */ {name: ref{49026, 45}, kind: kindScalar, mask: mNull | mString},
-	1130:/* EdgeNetworkTimeoutResponseErrorData/properties/code */ {name: ref{49071, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1131:/* EdgeNetworkTimeoutResponseErrorData/properties/message */ {name: ref{49122, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1132:/* EdgeNetworkTimeoutResponseErrorData/properties/metadata */ {name: ref{49176, 55}, kind: kindAny, mask: mAll},
-	1133:/* EndpointInfo/properties/model */ {name: ref{49231, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1134:/* EndpointInfo/properties/provider */ {name: ref{49260, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1135:/* EndpointInfo/properties/selected */ {name: ref{49292, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1136:/* EndpointsMetadata/properties/available */ {name: ref{49324, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 149},
-	1137:/* EndpointsMetadata/properties/total */ {name: ref{49362, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1138:/* FailedEvent/properties/response */ {name: ref{49396, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{158, 2}},
-	1139:/* FailedEvent/properties/response/anyOf/1 */ {name: ref{49427, 39}, kind: kindScalar, mask: mNull},
-	1140:/* FailedEvent/properties/sequence_number */ {name: ref{49466, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1141:/* FailedEvent/properties/type */ {name: ref{49504, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{483, 1}},
-	1142:/* FileCitation/properties/file_id */ {name: ref{49531, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1143:/* FileCitation/properties/filename */ {name: ref{49562, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1144:/* FileCitation/properties/index */ {name: ref{49594, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1145:/* FileCitation/properties/type */ {name: ref{49623, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{484, 1}},
-	1146:/* FileParserPlugin/properties/enabled */ {name: ref{49651, 35}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1147:/* FileParserPlugin/properties/id */ {name: ref{49686, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{485, 1}},
-	1148:/* FileParserPlugin/properties/pdf */ {name: ref{49716, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{160, 2}},
-	1149:/* FileParserPlugin/properties/pdf/anyOf/1 */ {name: ref{49747, 39}, kind: kindScalar, mask: mNull},
-	1150:/* FilePath/properties/file_id */ {name: ref{49786, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1151:/* FilePath/properties/index */ {name: ref{49813, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1152:/* FilePath/properties/type */ {name: ref{49838, 24}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{486, 1}},
-	1153:/* FileSearchServerTool/properties/filters */ {name: ref{49862, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{162, 2}},
-	1154:/* FileSearchServerTool/properties/filters/oneOf/0 */ {name: ref{49901, 47}, kind: kindScalar, mask: mNull},
-	1155:/* FileSearchServerTool/properties/filters/oneOf/1 */ {name: ref{49948, 47}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{281, 8}},
-	1156:/* FileSearchServerTool/properties/max_num_results */ {name: ref{50009, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1157:/* FileSearchServerTool/properties/ranking_options */ {name: ref{50056, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1837, 2}, nonull: true},
-	1158:/* FileSearchServerTool/properties/ranking_options/properties/ranker */ {name: ref{50124, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{487, 2}},
-	1159:/* FileSearchServerTool/properties/ranking_options/properties/score_threshold */ {name: ref{50207, 74}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1160:/* FileSearchServerTool/properties/type */ {name: ref{50281, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{489, 1}},
-	1161:/* FileSearchServerTool/properties/vector_store_ids */ {name: ref{50317, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1162},
-	1162:/* FileSearchServerTool/properties/vector_store_ids/items */ {name: ref{50365, 54}, kind: kindScalar, mask: mString},
-	1163:/* FileSearchServerToolFiltersEq/properties/key */ {name: ref{50419, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1164:/* FileSearchServerToolFiltersEq/properties/type */ {name: ref{50463, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{490, 6}},
-	1165:/* FileSearchServerToolFiltersEq/properties/value */ {name: ref{50508, 46}, kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: ref{164, 5}},
-	1166:/* FileSearchServerToolFiltersEq/properties/value/anyOf/0 */ {name: ref{50554, 54}, kind: kindScalar, mask: mString},
-	1167:/* FileSearchServerToolFiltersEq/properties/value/anyOf/1 */ {name: ref{50608, 54}, kind: kindScalar, mask: mInteger | mNumber},
-	1168:/* FileSearchServerToolFiltersEq/properties/value/anyOf/2 */ {name: ref{50662, 54}, kind: kindScalar, mask: mBool},
-	1169:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3 */ {name: ref{50716, 54}, kind: kindArray, mask: mArray, items: 1170},
-	1170:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items */ {name: ref{50770, 60}, kind: kindAlts, mask: mInteger | mNumber | mString, alts: ref{169, 2}},
-	1171:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/0 */ {name: ref{50830, 68}, kind: kindScalar, mask: mString},
-	1172:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/1 */ {name: ref{50898, 68}, kind: kindScalar, mask: mInteger | mNumber},
-	1173:/* FileSearchServerToolFiltersEq/properties/value/anyOf/4 */ {name: ref{50966, 54}, kind: kindScalar, mask: mNull},
-	1174:/* FilesServerTool/properties/parameters */ {name: ref{51020, 37}, kind: kindAny, mask: mAll},
-	1175:/* FilesServerTool/properties/type */ {name: ref{51057, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{496, 1}},
-	1176:/* ForbiddenResponse/properties/error */ {name: ref{51088, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{171, 2}},
-	1177:/* ForbiddenResponse/properties/error/anyOf/1 */ {name: ref{51122, 42}, kind: kindScalar, mask: mNull},
-	1178:/* ForbiddenResponse/properties/openrouter_metadata */ {name: ref{51164, 48}, kind: kindAny, mask: mAll},
-	1179:/* ForbiddenResponse/properties/user_id */ {name: ref{51212, 36}, kind: kindScalar, mask: mNull | mString},
-	1180:/* ForbiddenResponseErrorData/properties/code */ {name: ref{51248, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1181:/* ForbiddenResponseErrorData/properties/message */ {name: ref{51290, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1182:/* ForbiddenResponseErrorData/properties/metadata */ {name: ref{51335, 46}, kind: kindAny, mask: mAll},
-	1183:/* FormatJsonObjectConfig/properties/type */ {name: ref{51381, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{497, 1}},
-	1184:/* FormatJsonSchemaConfig/properties/description */ {name: ref{51419, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1185:/* FormatJsonSchemaConfig/properties/name */ {name: ref{51464, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1186:/* FormatJsonSchemaConfig/properties/schema */ {name: ref{51502, 40}, kind: kindAny, mask: mAll},
-	1187:/* FormatJsonSchemaConfig/properties/strict */ {name: ref{51542, 40}, kind: kindScalar, mask: mBool | mNull},
-	1188:/* FormatJsonSchemaConfig/properties/type */ {name: ref{51582, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{498, 1}},
-	1189:/* FormatTextConfig/properties/type */ {name: ref{51620, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{499, 1}},
-	1190:/* OpenAIResponseFunctionToolCall/properties/arguments */ {name: ref{51652, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1191:/* OpenAIResponseFunctionToolCall/properties/call_id */ {name: ref{51703, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1192:/* OpenAIResponseFunctionToolCall/properties/id */ {name: ref{51752, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1193:/* OpenAIResponseFunctionToolCall/properties/name */ {name: ref{51796, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1194:/* OpenAIResponseFunctionToolCall/properties/namespace */ {name: ref{51842, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1195:/* OpenAIResponseFunctionToolCall/properties/status */ {name: ref{51893, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{173, 2}},
-	1196:/* OpenAIResponseFunctionToolCall/properties/status/anyOf/1 */ {name: ref{51941, 56}, kind: kindScalar, mask: mNull},
-	1197:/* OpenAIResponseFunctionToolCall/properties/subagent_id */ {name: ref{51997, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1198:/* OpenAIResponseFunctionToolCall/properties/subagent_items */ {name: ref{52050, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1199},
-	1199:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items */ {name: ref{52106, 62}, kind: kindObject, mask: mObject, props: ref{1839, 1}, open: true, nreq: 1},
-	1200:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items/properties/type */ {name: ref{52168, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1201:/* OpenAIResponseFunctionToolCall/properties/type */ {name: ref{52246, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{500, 1}},
-	1202:/* FunctionCallOutputItem/properties/call_id */ {name: ref{52292, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1203:/* FunctionCallOutputItem/properties/id */ {name: ref{52333, 36}, kind: kindScalar, mask: mNull | mString},
-	1204:/* FunctionCallOutputItem/properties/output */ {name: ref{52369, 40}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{175, 3}},
-	1205:/* FunctionCallOutputItem/properties/output/anyOf/0 */ {name: ref{52409, 48}, kind: kindScalar, mask: mString},
-	1206:/* FunctionCallOutputItem/properties/output/anyOf/1 */ {name: ref{52457, 48}, kind: kindArray, mask: mArray, items: 1207},
-	1207:/* FunctionCallOutputItem/properties/output/anyOf/1/items */ {name: ref{52505, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{289, 3}},
-	1208:/* FunctionCallOutputItem/properties/output/anyOf/2 */ {name: ref{52559, 48}, kind: kindScalar, mask: mNull},
-	1209:/* FunctionCallOutputItem/properties/status */ {name: ref{52607, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{178, 2}},
-	1210:/* FunctionCallOutputItem/properties/status/anyOf/1 */ {name: ref{52647, 48}, kind: kindScalar, mask: mNull},
-	1211:/* FunctionCallOutputItem/properties/type */ {name: ref{52695, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{501, 1}},
-	1212:/* FusionAnalysisResult/properties/blind_spots */ {name: ref{52733, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1213},
-	1213:/* FusionAnalysisResult/properties/blind_spots/items */ {name: ref{52776, 49}, kind: kindScalar, mask: mString},
-	1214:/* FusionAnalysisResult/properties/consensus */ {name: ref{52825, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1215},
-	1215:/* FusionAnalysisResult/properties/consensus/items */ {name: ref{52866, 47}, kind: kindScalar, mask: mString},
-	1216:/* FusionAnalysisResult/properties/contradictions */ {name: ref{52913, 46}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1217},
-	1217:/* FusionAnalysisResult/properties/contradictions/items */ {name: ref{52959, 52}, kind: kindObject, mask: mObject, props: ref{1840, 2}, nreq: 2},
-	1218:/* FusionAnalysisResult/properties/contradictions/items/properties/stances */ {name: ref{53023, 71}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1219},
-	1219:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items */ {name: ref{53094, 77}, kind: kindObject, mask: mObject, props: ref{1842, 2}, nreq: 2},
-	1220:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/model */ {name: ref{53177, 94}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1221:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/stance */ {name: ref{53271, 95}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1222:/* FusionAnalysisResult/properties/contradictions/items/properties/topic */ {name: ref{53366, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1223:/* FusionAnalysisResult/properties/partial_coverage */ {name: ref{53435, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1224},
-	1224:/* FusionAnalysisResult/properties/partial_coverage/items */ {name: ref{53483, 54}, kind: kindObject, mask: mObject, props: ref{1844, 2}, nreq: 2},
-	1225:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models */ {name: ref{53542, 72}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1226},
-	1226:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models/items */ {name: ref{53614, 78}, kind: kindScalar, mask: mString},
-	1227:/* FusionAnalysisResult/properties/partial_coverage/items/properties/point */ {name: ref{53692, 71}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1228:/* FusionAnalysisResult/properties/unique_insights */ {name: ref{53763, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1229},
-	1229:/* FusionAnalysisResult/properties/unique_insights/items */ {name: ref{53810, 53}, kind: kindObject, mask: mObject, props: ref{1846, 2}, nreq: 2},
-	1230:/* FusionAnalysisResult/properties/unique_insights/items/properties/insight */ {name: ref{53870, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1231:/* FusionAnalysisResult/properties/unique_insights/items/properties/model */ {name: ref{53942, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1232:/* FusionCallAnalysisCompletedEvent/properties/analysis */ {name: ref{54012, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{180, 2}},
-	1233:/* FusionCallAnalysisCompletedEvent/properties/analysis/anyOf/1 */ {name: ref{54064, 60}, kind: kindScalar, mask: mNull},
-	1234:/* FusionCallAnalysisCompletedEvent/properties/item_id */ {name: ref{54124, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1235:/* FusionCallAnalysisCompletedEvent/properties/output_index */ {name: ref{54175, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1236:/* FusionCallAnalysisCompletedEvent/properties/sequence_number */ {name: ref{54231, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1237:/* FusionCallAnalysisCompletedEvent/properties/type */ {name: ref{54290, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{502, 1}},
-	1238:/* FusionCallAnalysisInProgressEvent/properties/analyst_model */ {name: ref{54338, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1239:/* FusionCallAnalysisInProgressEvent/properties/item_id */ {name: ref{54396, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1240:/* FusionCallAnalysisInProgressEvent/properties/judge_model */ {name: ref{54448, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1241:/* FusionCallAnalysisInProgressEvent/properties/output_index */ {name: ref{54504, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1242:/* FusionCallAnalysisInProgressEvent/properties/sequence_number */ {name: ref{54561, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1243:/* FusionCallAnalysisInProgressEvent/properties/type */ {name: ref{54621, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{503, 1}},
-	1244:/* FusionCallCompletedEvent/properties/item_id */ {name: ref{54670, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1245:/* FusionCallCompletedEvent/properties/output_index */ {name: ref{54713, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1246:/* FusionCallCompletedEvent/properties/sequence_number */ {name: ref{54761, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1247:/* FusionCallCompletedEvent/properties/type */ {name: ref{54812, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{504, 1}},
-	1248:/* FusionCallInProgressEvent/properties/item_id */ {name: ref{54852, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1249:/* FusionCallInProgressEvent/properties/output_index */ {name: ref{54896, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1250:/* FusionCallInProgressEvent/properties/sequence_number */ {name: ref{54945, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1251:/* FusionCallInProgressEvent/properties/type */ {name: ref{54997, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{505, 1}},
-	1252:/* FusionCallPanelAddedEvent/properties/item_id */ {name: ref{55038, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1253:/* FusionCallPanelAddedEvent/properties/model */ {name: ref{55082, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1254:/* FusionCallPanelAddedEvent/properties/output_index */ {name: ref{55124, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1255:/* FusionCallPanelAddedEvent/properties/sequence_number */ {name: ref{55173, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1256:/* FusionCallPanelAddedEvent/properties/type */ {name: ref{55225, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{506, 1}},
-	1257:/* FusionCallPanelCompletedEvent/properties/content */ {name: ref{55266, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1258:/* FusionCallPanelCompletedEvent/properties/item_id */ {name: ref{55314, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1259:/* FusionCallPanelCompletedEvent/properties/model */ {name: ref{55362, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1260:/* FusionCallPanelCompletedEvent/properties/output_index */ {name: ref{55408, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1261:/* FusionCallPanelCompletedEvent/properties/sequence_number */ {name: ref{55461, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1262:/* FusionCallPanelCompletedEvent/properties/type */ {name: ref{55517, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{507, 1}},
-	1263:/* FusionCallPanelDeltaEvent/properties/delta */ {name: ref{55562, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1264:/* FusionCallPanelDeltaEvent/properties/item_id */ {name: ref{55604, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1265:/* FusionCallPanelDeltaEvent/properties/model */ {name: ref{55648, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1266:/* FusionCallPanelDeltaEvent/properties/output_index */ {name: ref{55690, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1267:/* FusionCallPanelDeltaEvent/properties/sequence_number */ {name: ref{55739, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1268:/* FusionCallPanelDeltaEvent/properties/type */ {name: ref{55791, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{508, 1}},
-	1269:/* FusionCallPanelFailedEvent/properties/error */ {name: ref{55832, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1270:/* FusionCallPanelFailedEvent/properties/item_id */ {name: ref{55875, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1271:/* FusionCallPanelFailedEvent/properties/model */ {name: ref{55920, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1272:/* FusionCallPanelFailedEvent/properties/output_index */ {name: ref{55963, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1273:/* FusionCallPanelFailedEvent/properties/sequence_number */ {name: ref{56013, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1274:/* FusionCallPanelFailedEvent/properties/status_code */ {name: ref{56066, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1275:/* FusionCallPanelFailedEvent/properties/type */ {name: ref{56115, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{509, 1}},
-	1276:/* FusionCallPanelReasoningDeltaEvent/properties/delta */ {name: ref{56157, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1277:/* FusionCallPanelReasoningDeltaEvent/properties/item_id */ {name: ref{56208, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1278:/* FusionCallPanelReasoningDeltaEvent/properties/model */ {name: ref{56261, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1279:/* FusionCallPanelReasoningDeltaEvent/properties/output_index */ {name: ref{56312, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1280:/* FusionCallPanelReasoningDeltaEvent/properties/sequence_number */ {name: ref{56370, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1281:/* FusionCallPanelReasoningDeltaEvent/properties/type */ {name: ref{56431, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{510, 1}},
-	1282:/* FusionPlugin/properties/analysis_models */ {name: ref{56481, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1283},
-	1283:/* FusionPlugin/properties/analysis_models/items */ {name: ref{56520, 45}, kind: kindScalar, mask: mString},
-	1284:/* FusionPlugin/properties/enabled */ {name: ref{56565, 31}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1285:/* FusionPlugin/properties/id */ {name: ref{56596, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{511, 1}},
-	1286:/* FusionPlugin/properties/max_tool_calls */ {name: ref{56622, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1287:/* FusionPlugin/properties/model */ {name: ref{56660, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1288:/* FusionPlugin/properties/preset */ {name: ref{56689, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{512, 3}},
-	1289:/* FusionPlugin/properties/tools */ {name: ref{56757, 29}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1290},
-	1290:/* FusionPlugin/properties/tools/items */ {name: ref{56786, 35}, kind: kindObject, mask: mObject, props: ref{1848, 2}, nreq: 1},
-	1291:/* FusionPlugin/properties/tools/items/properties/parameters */ {name: ref{56821, 57}, kind: kindAny, mask: mAll},
-	1292:/* FusionPlugin/properties/tools/items/properties/type */ {name: ref{56878, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1293:/* FusionServerToolConfig/properties/analysis_models */ {name: ref{56929, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1294},
-	1294:/* FusionServerToolConfig/properties/analysis_models/items */ {name: ref{56978, 55}, kind: kindScalar, mask: mString},
-	1295:/* FusionServerToolConfig/properties/cache_control */ {name: ref{57033, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{182, 2}},
-	1296:/* FusionServerToolConfig/properties/cache_control/anyOf/1 */ {name: ref{57080, 55}, kind: kindScalar, mask: mNull},
-	1297:/* FusionServerToolConfig/properties/max_completion_tokens */ {name: ref{57135, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1298:/* FusionServerToolConfig/properties/max_tool_calls */ {name: ref{57190, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1299:/* FusionServerToolConfig/properties/model */ {name: ref{57238, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1300:/* FusionServerToolConfig/properties/reasoning */ {name: ref{57277, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1850, 2}, nonull: true},
-	1301:/* FusionServerToolConfig/properties/reasoning/properties/effort */ {name: ref{57320, 61}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{515, 7}},
-	1302:/* FusionServerToolConfig/properties/reasoning/properties/max_tokens */ {name: ref{57381, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1303:/* FusionServerToolConfig/properties/temperature */ {name: ref{57446, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1304:/* FusionServerToolConfig/properties/tools */ {name: ref{57491, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1305},
-	1305:/* FusionServerToolConfig/properties/tools/items */ {name: ref{57530, 45}, kind: kindObject, mask: mObject, props: ref{1852, 2}, nreq: 1},
-	1306:/* FusionServerToolConfig/properties/tools/items/properties/parameters */ {name: ref{57575, 67}, kind: kindAny, mask: mAll},
-	1307:/* FusionServerToolConfig/properties/tools/items/properties/type */ {name: ref{57642, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1308:/* FusionServerTool_OpenRouter/properties/parameters */ {name: ref{57703, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{184, 2}},
-	1309:/* FusionServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{57752, 57}, kind: kindScalar, mask: mNull},
-	1310:/* FusionServerTool_OpenRouter/properties/type */ {name: ref{57809, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{522, 1}},
-	1311:/* FusionSource/properties/title */ {name: ref{57852, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1312:/* FusionSource/properties/url */ {name: ref{57881, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1313:/* OpenAIResponsesImageGenCallCompleted/properties/item_id */ {name: ref{57908, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1314:/* OpenAIResponsesImageGenCallCompleted/properties/output_index */ {name: ref{57963, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1315:/* OpenAIResponsesImageGenCallCompleted/properties/sequence_number */ {name: ref{58023, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1316:/* OpenAIResponsesImageGenCallCompleted/properties/type */ {name: ref{58086, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{523, 1}},
-	1317:/* OpenAIResponsesImageGenCallGenerating/properties/item_id */ {name: ref{58138, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1318:/* OpenAIResponsesImageGenCallGenerating/properties/output_index */ {name: ref{58194, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1319:/* OpenAIResponsesImageGenCallGenerating/properties/sequence_number */ {name: ref{58255, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1320:/* OpenAIResponsesImageGenCallGenerating/properties/type */ {name: ref{58319, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{524, 1}},
-	1321:/* OpenAIResponsesImageGenCallInProgress/properties/item_id */ {name: ref{58372, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1322:/* OpenAIResponsesImageGenCallInProgress/properties/output_index */ {name: ref{58428, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1323:/* OpenAIResponsesImageGenCallInProgress/properties/sequence_number */ {name: ref{58489, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1324:/* OpenAIResponsesImageGenCallInProgress/properties/type */ {name: ref{58553, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{525, 1}},
-	1325:/* OpenAIResponsesImageGenCallPartialImage/properties/item_id */ {name: ref{58606, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1326:/* OpenAIResponsesImageGenCallPartialImage/properties/output_index */ {name: ref{58664, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1327:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_b64 */ {name: ref{58727, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1328:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_index */ {name: ref{58795, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1329:/* OpenAIResponsesImageGenCallPartialImage/properties/sequence_number */ {name: ref{58865, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1330:/* OpenAIResponsesImageGenCallPartialImage/properties/type */ {name: ref{58931, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{526, 1}},
-	1331:/* ImageGenerationServerTool/properties/background */ {name: ref{58986, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{527, 3}},
-	1332:/* ImageGenerationServerTool/properties/input_fidelity */ {name: ref{59050, 51}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{530, 2}},
-	1333:/* ImageGenerationServerTool/properties/input_image_mask */ {name: ref{59101, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1854, 2}, nonull: true},
-	1334:/* ImageGenerationServerTool/properties/input_image_mask/properties/file_id */ {name: ref{59154, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1335:/* ImageGenerationServerTool/properties/input_image_mask/properties/image_url */ {name: ref{59226, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1336:/* ImageGenerationServerTool/properties/model */ {name: ref{59300, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1337:/* ImageGenerationServerTool/properties/moderation */ {name: ref{59342, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{532, 2}},
-	1338:/* ImageGenerationServerTool/properties/output_compression */ {name: ref{59389, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1339:/* ImageGenerationServerTool/properties/output_format */ {name: ref{59444, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{534, 3}},
-	1340:/* ImageGenerationServerTool/properties/partial_images */ {name: ref{59505, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1341:/* ImageGenerationServerTool/properties/quality */ {name: ref{59556, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{537, 4}},
-	1342:/* ImageGenerationServerTool/properties/size */ {name: ref{59600, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1343:/* ImageGenerationServerTool/properties/type */ {name: ref{59641, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{541, 1}},
-	1344:/* ImageGenerationServerToolConfig/properties/model */ {name: ref{59682, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1345:/* ImageGenerationServerTool_OpenRouter/properties/parameters */ {name: ref{59730, 58}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{186, 2}},
-	1346:/* ImageGenerationServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{59788, 66}, kind: kindScalar, mask: mNull},
-	1347:/* ImageGenerationServerTool_OpenRouter/properties/type */ {name: ref{59854, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{542, 1}},
-	1348:/* InProgressEvent/properties/response */ {name: ref{59906, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{188, 2}},
-	1349:/* InProgressEvent/properties/response/anyOf/1 */ {name: ref{59941, 43}, kind: kindScalar, mask: mNull},
-	1350:/* InProgressEvent/properties/sequence_number */ {name: ref{59984, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1351:/* InProgressEvent/properties/type */ {name: ref{60026, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{543, 1}},
-	1352:/* IncompleteDetails/properties/reason */ {name: ref{60057, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{544, 2}},
-	1353:/* IncompleteEvent/properties/response */ {name: ref{60092, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{190, 2}},
-	1354:/* IncompleteEvent/properties/response/anyOf/1 */ {name: ref{60127, 43}, kind: kindScalar, mask: mNull},
-	1355:/* IncompleteEvent/properties/sequence_number */ {name: ref{60170, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1356:/* IncompleteEvent/properties/type */ {name: ref{60212, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{546, 1}},
-	1357:/* InputAudio/properties/input_audio */ {name: ref{60243, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1856, 2}, nonull: true, nreq: 2},
-	1358:/* InputAudio/properties/input_audio/properties/data */ {name: ref{60276, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1359:/* InputAudio/properties/input_audio/properties/format */ {name: ref{60325, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{547, 2}},
-	1360:/* InputAudio/properties/type */ {name: ref{60382, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{549, 1}},
-	1361:/* InputFile/properties/file_data */ {name: ref{60408, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1362:/* InputFile/properties/file_id */ {name: ref{60438, 28}, kind: kindScalar, mask: mNull | mString},
-	1363:/* InputFile/properties/file_url */ {name: ref{60466, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1364:/* InputFile/properties/filename */ {name: ref{60495, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1365:/* InputFile/properties/type */ {name: ref{60524, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{550, 1}},
-	1366:/* InputMessageItem/properties/content */ {name: ref{60549, 35}, kind: kindArray, mask: mArray | mNull, items: 1367},
-	1367:/* InputMessageItem/properties/content/items */ {name: ref{60584, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{292, 5}},
-	1368:/* InputMessageItem/properties/id */ {name: ref{60625, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1369:/* InputMessageItem/properties/role */ {name: ref{60655, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{551, 3}},
-	1370:/* InputMessageItem/properties/type */ {name: ref{60687, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{554, 1}},
-	1371:/* InputText/properties/text */ {name: ref{60719, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1372:/* InputText/properties/type */ {name: ref{60744, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{555, 1}},
-	1373:/* InputVideo/properties/type */ {name: ref{60769, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{556, 1}},
-	1374:/* InputVideo/properties/video_url */ {name: ref{60795, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1375:/* Inputs/anyOf/0 */ {name: ref{60826, 14}, kind: kindScalar, mask: mString},
-	1376:/* Inputs/anyOf/1 */ {name: ref{60840, 14}, kind: kindArray, mask: mArray, items: 209},
-	1377:/* InputsCustomToolCall/properties/call_id */ {name: ref{60854, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1378:/* InputsCustomToolCall/properties/id */ {name: ref{60893, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1379:/* InputsCustomToolCall/properties/input */ {name: ref{60927, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1380:/* InputsCustomToolCall/properties/name */ {name: ref{60964, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1381:/* InputsCustomToolCall/properties/namespace */ {name: ref{61000, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1382:/* InputsCustomToolCall/properties/status */ {name: ref{61041, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{192, 2}},
-	1383:/* InputsCustomToolCall/properties/status/anyOf/1 */ {name: ref{61079, 46}, kind: kindScalar, mask: mNull},
-	1384:/* InputsCustomToolCall/properties/type */ {name: ref{61125, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{557, 1}},
-	1385:/* InputsFunctionCall/properties/arguments */ {name: ref{61161, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1386:/* InputsFunctionCall/properties/call_id */ {name: ref{61200, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1387:/* InputsFunctionCall/properties/id */ {name: ref{61237, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1388:/* InputsFunctionCall/properties/name */ {name: ref{61269, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1389:/* InputsFunctionCall/properties/namespace */ {name: ref{61303, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1390:/* InputsFunctionCall/properties/status */ {name: ref{61342, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{558, 3}},
-	1391:/* InputsFunctionCall/properties/subagent_id */ {name: ref{61378, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1392:/* InputsFunctionCall/properties/subagent_items */ {name: ref{61419, 44}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1393},
-	1393:/* InputsFunctionCall/properties/subagent_items/items */ {name: ref{61463, 50}, kind: kindObject, mask: mObject, props: ref{1858, 1}, nreq: 1},
-	1394:/* InputsFunctionCall/properties/subagent_items/items/properties/type */ {name: ref{61513, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1395:/* InputsFunctionCall/properties/type */ {name: ref{61579, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{561, 1}},
-	1396:/* InputsMessage/properties/content */ {name: ref{61613, 32}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{194, 3}},
-	1397:/* InputsMessage/properties/content/anyOf/0 */ {name: ref{61645, 40}, kind: kindScalar, mask: mString},
-	1398:/* InputsMessage/properties/content/anyOf/1 */ {name: ref{61685, 40}, kind: kindArray, mask: mArray, items: 1399},
-	1399:/* InputsMessage/properties/content/anyOf/1/items */ {name: ref{61725, 46}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{297, 7}},
-	1400:/* InputsMessage/properties/content/anyOf/2 */ {name: ref{61771, 40}, kind: kindScalar, mask: mNull},
-	1401:/* InputsMessage/properties/id */ {name: ref{61811, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1402:/* InputsMessage/properties/phase */ {name: ref{61838, 30}, kind: kindAlts, mask: mNull | mString, alts: ref{197, 2}},
-	1403:/* InputsMessage/properties/phase/anyOf/0 */ {name: ref{61868, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{562, 2}},
-	1404:/* InputsMessage/properties/phase/anyOf/1 */ {name: ref{61906, 38}, kind: kindScalar, mask: mNull},
-	1405:/* InputsMessage/properties/role */ {name: ref{61944, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{564, 4}},
-	1406:/* InputsMessage/properties/type */ {name: ref{61973, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{568, 1}},
-	1407:/* InputsReasoning/properties/content */ {name: ref{62002, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{199, 2}},
-	1408:/* InputsReasoning/properties/content/anyOf/0 */ {name: ref{62036, 42}, kind: kindArray, mask: mArray, items: 359},
-	1409:/* InputsReasoning/properties/content/anyOf/1 */ {name: ref{62078, 42}, kind: kindScalar, mask: mNull},
-	1410:/* InputsReasoning/properties/encrypted_content */ {name: ref{62120, 44}, kind: kindScalar, mask: mNull | mString},
-	1411:/* InputsReasoning/properties/id */ {name: ref{62164, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1412:/* InputsReasoning/properties/signature */ {name: ref{62193, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{201, 2}},
-	1413:/* InputsReasoning/properties/signature/anyOf/0 */ {name: ref{62229, 44}, kind: kindScalar, mask: mString},
-	1414:/* InputsReasoning/properties/signature/anyOf/1 */ {name: ref{62273, 44}, kind: kindScalar, mask: mNull},
-	1415:/* InputsReasoning/properties/status */ {name: ref{62317, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{569, 3}},
-	1416:/* InputsReasoning/properties/summary */ {name: ref{62350, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{203, 2}},
-	1417:/* InputsReasoning/properties/summary/anyOf/0 */ {name: ref{62384, 42}, kind: kindArray, mask: mArray, items: 355},
-	1418:/* InputsReasoning/properties/summary/anyOf/1 */ {name: ref{62426, 42}, kind: kindScalar, mask: mNull},
-	1419:/* InputsReasoning/properties/type */ {name: ref{62468, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{572, 1}},
-	1420:/* InternalServerResponse/properties/error */ {name: ref{62499, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{205, 2}},
-	1421:/* InternalServerResponse/properties/error/anyOf/1 */ {name: ref{62538, 47}, kind: kindScalar, mask: mNull},
-	1422:/* InternalServerResponse/properties/openrouter_metadata */ {name: ref{62585, 53}, kind: kindAny, mask: mAll},
-	1423:/* InternalServerResponse/properties/user_id */ {name: ref{62638, 41}, kind: kindScalar, mask: mNull | mString},
-	1424:/* InternalServerResponseErrorData/properties/code */ {name: ref{62679, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1425:/* InternalServerResponseErrorData/properties/message */ {name: ref{62726, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1426:/* InternalServerResponseErrorData/properties/metadata */ {name: ref{62776, 51}, kind: kindAny, mask: mAll},
-	1427:/* ItemReferenceItem/properties/id */ {name: ref{62827, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1428:/* ItemReferenceItem/properties/type */ {name: ref{62858, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{573, 1}},
-	1429:/* Legacy_ChatContentVideo/properties/type */ {name: ref{62891, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{574, 1}},
-	1430:/* Legacy_ChatContentVideo/properties/video_url */ {name: ref{62930, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{207, 2}},
-	1431:/* Legacy_ChatContentVideo/properties/video_url/anyOf/1 */ {name: ref{62974, 52}, kind: kindScalar, mask: mNull},
-	1432:/* Legacy_ChatContentVideoInput/properties/url */ {name: ref{63026, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1433:/* Legacy_WebSearchServerTool/properties/engine */ {name: ref{63069, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{209, 2}},
-	1434:/* Legacy_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{63113, 52}, kind: kindScalar, mask: mNull},
-	1435:/* Legacy_WebSearchServerTool/properties/max_results */ {name: ref{63165, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1436:/* Legacy_WebSearchServerTool/properties/max_uses */ {name: ref{63214, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1437:/* Legacy_WebSearchServerTool/properties/mode */ {name: ref{63260, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{211, 2}},
-	1438:/* Legacy_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{63302, 50}, kind: kindScalar, mask: mNull},
-	1439:/* Legacy_WebSearchServerTool/properties/search_context_size */ {name: ref{63352, 57}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{213, 2}},
-	1440:/* Legacy_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{63409, 65}, kind: kindScalar, mask: mNull},
-	1441:/* Legacy_WebSearchServerTool/properties/type */ {name: ref{63474, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{575, 1}},
-	1442:/* LocalShellCallItem/properties/action */ {name: ref{63516, 36}, kind: kindObject, mask: mNull | mObject, props: ref{1859, 6}, nonull: true, nreq: 3},
-	1443:/* LocalShellCallItem/properties/action/properties/command */ {name: ref{63582, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1444},
-	1444:/* LocalShellCallItem/properties/action/properties/command/items */ {name: ref{63637, 61}, kind: kindScalar, mask: mString},
-	1445:/* LocalShellCallItem/properties/action/properties/env */ {name: ref{63698, 51}, kind: kindAny, mask: mAll},
-	1446:/* LocalShellCallItem/properties/action/properties/timeout_ms */ {name: ref{63749, 58}, kind: kindScalar, mask: mInteger | mNull},
-	1447:/* LocalShellCallItem/properties/action/properties/type */ {name: ref{63807, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{576, 1}},
-	1448:/* LocalShellCallItem/properties/action/properties/user */ {name: ref{63863, 52}, kind: kindScalar, mask: mNull | mString},
-	1449:/* LocalShellCallItem/properties/action/properties/working_directory */ {name: ref{63915, 65}, kind: kindScalar, mask: mNull | mString},
-	1450:/* LocalShellCallItem/properties/call_id */ {name: ref{63980, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1451:/* LocalShellCallItem/properties/id */ {name: ref{64017, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1452:/* LocalShellCallItem/properties/status */ {name: ref{64049, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{215, 2}},
-	1453:/* LocalShellCallItem/properties/status/anyOf/1 */ {name: ref{64085, 44}, kind: kindScalar, mask: mNull},
-	1454:/* LocalShellCallItem/properties/type */ {name: ref{64129, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{577, 1}},
-	1455:/* LocalShellCallOutputItem/properties/id */ {name: ref{64163, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1456:/* LocalShellCallOutputItem/properties/output */ {name: ref{64201, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1457:/* LocalShellCallOutputItem/properties/status */ {name: ref{64243, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{217, 2}},
-	1458:/* LocalShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{64285, 50}, kind: kindScalar, mask: mNull},
-	1459:/* LocalShellCallOutputItem/properties/type */ {name: ref{64335, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{578, 1}},
-	1460:/* McpApprovalRequestItem/properties/arguments */ {name: ref{64375, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1461:/* McpApprovalRequestItem/properties/id */ {name: ref{64418, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1462:/* McpApprovalRequestItem/properties/name */ {name: ref{64454, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1463:/* McpApprovalRequestItem/properties/server_label */ {name: ref{64492, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1464:/* McpApprovalRequestItem/properties/type */ {name: ref{64538, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{579, 1}},
-	1465:/* McpApprovalResponseItem/properties/approval_request_id */ {name: ref{64576, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1466:/* McpApprovalResponseItem/properties/approve */ {name: ref{64630, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1467:/* McpApprovalResponseItem/properties/id */ {name: ref{64672, 37}, kind: kindScalar, mask: mNull | mString},
-	1468:/* McpApprovalResponseItem/properties/reason */ {name: ref{64709, 41}, kind: kindScalar, mask: mNull | mString},
-	1469:/* McpApprovalResponseItem/properties/type */ {name: ref{64750, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{580, 1}},
-	1470:/* McpCallItem/properties/arguments */ {name: ref{64789, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1471:/* McpCallItem/properties/error */ {name: ref{64821, 28}, kind: kindScalar, mask: mNull | mString},
-	1472:/* McpCallItem/properties/id */ {name: ref{64849, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1473:/* McpCallItem/properties/name */ {name: ref{64874, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1474:/* McpCallItem/properties/output */ {name: ref{64901, 29}, kind: kindScalar, mask: mNull | mString},
-	1475:/* McpCallItem/properties/server_label */ {name: ref{64930, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1476:/* McpCallItem/properties/type */ {name: ref{64965, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{581, 1}},
-	1477:/* McpListToolsItem/properties/error */ {name: ref{64992, 33}, kind: kindScalar, mask: mNull | mString},
-	1478:/* McpListToolsItem/properties/id */ {name: ref{65025, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1479:/* McpListToolsItem/properties/server_label */ {name: ref{65055, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1480:/* McpListToolsItem/properties/tools */ {name: ref{65095, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1481},
-	1481:/* McpListToolsItem/properties/tools/items */ {name: ref{65128, 39}, kind: kindObject, mask: mObject, props: ref{1865, 4}, nreq: 2},
-	1482:/* McpListToolsItem/properties/tools/items/properties/annotations */ {name: ref{65179, 62}, kind: kindAny, mask: mAll},
-	1483:/* McpListToolsItem/properties/tools/items/properties/description */ {name: ref{65241, 62}, kind: kindScalar, mask: mNull | mString},
-	1484:/* McpListToolsItem/properties/tools/items/properties/input_schema */ {name: ref{65303, 63}, kind: kindAny, mask: mAll},
-	1485:/* McpListToolsItem/properties/tools/items/properties/name */ {name: ref{65366, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1486:/* McpListToolsItem/properties/type */ {name: ref{65421, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{582, 1}},
-	1487:/* McpServerTool/properties/allowed_tools */ {name: ref{65453, 38}, kind: kindAlts, mask: mArray | mNull | mObject, alts: ref{219, 3}},
-	1488:/* McpServerTool/properties/allowed_tools/anyOf/0 */ {name: ref{65491, 46}, kind: kindArray, mask: mArray, items: 1489},
-	1489:/* McpServerTool/properties/allowed_tools/anyOf/0/items */ {name: ref{65537, 52}, kind: kindScalar, mask: mString},
-	1490:/* McpServerTool/properties/allowed_tools/anyOf/1 */ {name: ref{65589, 46}, kind: kindObject, mask: mObject, props: ref{1869, 2}},
-	1491:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/read_only */ {name: ref{65654, 67}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1492:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names */ {name: ref{65721, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1493},
-	1493:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names/items */ {name: ref{65789, 74}, kind: kindScalar, mask: mString},
-	1494:/* McpServerTool/properties/allowed_tools/anyOf/2 */ {name: ref{65863, 46}, kind: kindScalar, mask: mNull},
-	1495:/* McpServerTool/properties/authorization */ {name: ref{65909, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1496:/* McpServerTool/properties/connector_id */ {name: ref{65947, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{583, 8}},
-	1497:/* McpServerTool/properties/headers */ {name: ref{66152, 32}, kind: kindAny, mask: mAll},
-	1498:/* McpServerTool/properties/require_approval */ {name: ref{66184, 41}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{222, 3}},
-	1499:/* McpServerTool/properties/require_approval/anyOf/0 */ {name: ref{66225, 49}, kind: kindScalar, mask: mString, enum: true, values: ref{591, 2}},
-	1500:/* McpServerTool/properties/require_approval/anyOf/1 */ {name: ref{66285, 49}, kind: kindObject, mask: mObject, props: ref{1871, 2}},
-	1501:/* McpServerTool/properties/require_approval/anyOf/1/properties/always */ {name: ref{66334, 67}, kind: kindObject, mask: mNull | mObject, props: ref{1873, 1}, nonull: true},
-	1502:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names */ {name: ref{66401, 89}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1503},
-	1503:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names/items */ {name: ref{66490, 95}, kind: kindScalar, mask: mString},
-	1504:/* McpServerTool/properties/require_approval/anyOf/1/properties/never */ {name: ref{66585, 66}, kind: kindObject, mask: mNull | mObject, props: ref{1874, 1}, nonull: true},
-	1505:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names */ {name: ref{66651, 88}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1506},
-	1506:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names/items */ {name: ref{66739, 94}, kind: kindScalar, mask: mString},
-	1507:/* McpServerTool/properties/require_approval/anyOf/2 */ {name: ref{66833, 49}, kind: kindScalar, mask: mNull},
-	1508:/* McpServerTool/properties/server_description */ {name: ref{66882, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1509:/* McpServerTool/properties/server_label */ {name: ref{66925, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1510:/* McpServerTool/properties/server_url */ {name: ref{66962, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1511:/* McpServerTool/properties/type */ {name: ref{66997, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{593, 1}},
-	1512:/* ModerationPlugin/properties/id */ {name: ref{67026, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{594, 1}},
-	1513:/* NamespaceFunctionTool/properties/allowed_callers */ {name: ref{67056, 48}, kind: kindArray, mask: mArray | mNull, items: 1514},
-	1514:/* NamespaceFunctionTool/properties/allowed_callers/items */ {name: ref{67104, 54}, kind: kindScalar, mask: mString, enum: true, values: ref{595, 2}},
-	1515:/* NamespaceFunctionTool/properties/defer_loading */ {name: ref{67170, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1516:/* NamespaceFunctionTool/properties/description */ {name: ref{67216, 44}, kind: kindScalar, mask: mNull | mString},
-	1517:/* NamespaceFunctionTool/properties/name */ {name: ref{67260, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1518:/* NamespaceFunctionTool/properties/output_schema */ {name: ref{67297, 46}, kind: kindAny, mask: mAll},
-	1519:/* NamespaceFunctionTool/properties/parameters */ {name: ref{67343, 43}, kind: kindAny, mask: mAll},
-	1520:/* NamespaceFunctionTool/properties/strict */ {name: ref{67386, 39}, kind: kindScalar, mask: mBool | mNull},
-	1521:/* NamespaceFunctionTool/properties/type */ {name: ref{67425, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{597, 1}},
-	1522:/* NamespaceTool/properties/description */ {name: ref{67462, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1523:/* NamespaceTool/properties/name */ {name: ref{67498, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1524:/* NamespaceTool/properties/tools */ {name: ref{67527, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1525},
-	1525:/* NamespaceTool/properties/tools/items */ {name: ref{67557, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{304, 2}},
-	1526:/* NamespaceTool/properties/type */ {name: ref{67593, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{598, 1}},
-	1527:/* NotFoundResponse/properties/error */ {name: ref{67622, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{225, 2}},
-	1528:/* NotFoundResponse/properties/error/anyOf/1 */ {name: ref{67655, 41}, kind: kindScalar, mask: mNull},
-	1529:/* NotFoundResponse/properties/openrouter_metadata */ {name: ref{67696, 47}, kind: kindAny, mask: mAll},
-	1530:/* NotFoundResponse/properties/user_id */ {name: ref{67743, 35}, kind: kindScalar, mask: mNull | mString},
-	1531:/* NotFoundResponseErrorData/properties/code */ {name: ref{67778, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1532:/* NotFoundResponseErrorData/properties/message */ {name: ref{67819, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1533:/* NotFoundResponseErrorData/properties/metadata */ {name: ref{67863, 45}, kind: kindAny, mask: mAll},
-	1534:/* OpenAIResponseCustomToolCallOutput/properties/output */ {name: ref{67908, 52}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{227, 3}},
-	1535:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/0 */ {name: ref{67960, 60}, kind: kindScalar, mask: mString},
-	1536:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1 */ {name: ref{68020, 60}, kind: kindArray, mask: mArray, items: 1537},
-	1537:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68080, 66}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{306, 3}},
-	1538:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/2 */ {name: ref{68146, 60}, kind: kindScalar, mask: mNull},
-	1539:/* OpenAIResponseFunctionToolCallOutput/properties/output */ {name: ref{68206, 54}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{230, 3}},
-	1540:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/0 */ {name: ref{68260, 62}, kind: kindScalar, mask: mString},
-	1541:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1 */ {name: ref{68322, 62}, kind: kindArray, mask: mArray, items: 1542},
-	1542:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68384, 68}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{309, 3}},
-	1543:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/2 */ {name: ref{68452, 62}, kind: kindScalar, mask: mNull},
-	1544:/* OpenAIResponseInputMessageItem/properties/content */ {name: ref{68514, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1545},
-	1545:/* OpenAIResponseInputMessageItem/properties/content/items */ {name: ref{68563, 55}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{312, 4}},
-	1546:/* OpenAIResponseInputMessageItem/properties/id */ {name: ref{68618, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1547:/* OpenAIResponseInputMessageItem/properties/role */ {name: ref{68662, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{599, 3}},
-	1548:/* OpenAIResponseInputMessageItem/properties/type */ {name: ref{68708, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{602, 1}},
-	1549:/* OpenAIResponsesRefusalContent/properties/refusal */ {name: ref{68754, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1550:/* OpenAIResponsesRefusalContent/properties/type */ {name: ref{68802, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{603, 1}},
-	1551:/* OpenAIResponsesSearchCompleted/properties/item_id */ {name: ref{68847, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1552:/* OpenAIResponsesSearchCompleted/properties/output_index */ {name: ref{68896, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1553:/* OpenAIResponsesSearchCompleted/properties/sequence_number */ {name: ref{68950, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1554:/* OpenAIResponsesSearchCompleted/properties/type */ {name: ref{69007, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{604, 1}},
-	1555:/* OpenAIResponsesToolChoice/oneOf/0 */ {name: ref{69053, 33}, kind: kindScalar, mask: mString, enum: true, values: ref{605, 3}},
-	1556:/* OpenAIResponsesToolChoice/oneOf/1 */ {name: ref{69086, 33}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{316, 6}},
-	1557:/* OpenAIResponsesToolChoiceApplyPatch/properties/type */ {name: ref{69119, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{608, 1}},
-	1558:/* OpenAIResponsesToolChoiceFunction/properties/name */ {name: ref{69170, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1559:/* OpenAIResponsesToolChoiceFunction/properties/type */ {name: ref{69219, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{609, 1}},
-	1560:/* OpenAIResponsesToolChoiceShell/properties/type */ {name: ref{69268, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{610, 1}},
-	1561:/* OpenAIResponsesToolChoiceWebSearchPreview20250311/properties/type */ {name: ref{69314, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{611, 2}},
-	1562:/* OpenAIResponsesUsage/properties/input_tokens */ {name: ref{69379, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1563:/* OpenAIResponsesUsage/properties/input_tokens_details */ {name: ref{69423, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1875, 2}, nonull: true, nreq: 1},
-	1564:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cache_write_tokens */ {name: ref{69475, 82}, kind: kindScalar, mask: mInteger | mNull},
-	1565:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cached_tokens */ {name: ref{69557, 77}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1566:/* OpenAIResponsesUsage/properties/output_tokens */ {name: ref{69634, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1567:/* OpenAIResponsesUsage/properties/output_tokens_details */ {name: ref{69679, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1877, 1}, nonull: true, nreq: 1},
-	1568:/* OpenAIResponsesUsage/properties/output_tokens_details/properties/reasoning_tokens */ {name: ref{69732, 81}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1569:/* OpenAIResponsesUsage/properties/total_tokens */ {name: ref{69813, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1570:/* OpenAIResponsesWebSearchCallInProgress/properties/item_id */ {name: ref{69857, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1571:/* OpenAIResponsesWebSearchCallInProgress/properties/output_index */ {name: ref{69914, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1572:/* OpenAIResponsesWebSearchCallInProgress/properties/sequence_number */ {name: ref{69976, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1573:/* OpenAIResponsesWebSearchCallInProgress/properties/type */ {name: ref{70041, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{613, 1}},
-	1574:/* OpenAIResponsesWebSearchCallSearching/properties/item_id */ {name: ref{70095, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1575:/* OpenAIResponsesWebSearchCallSearching/properties/output_index */ {name: ref{70151, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1576:/* OpenAIResponsesWebSearchCallSearching/properties/sequence_number */ {name: ref{70212, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1577:/* OpenAIResponsesWebSearchCallSearching/properties/type */ {name: ref{70276, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{614, 1}},
-	1578:/* OpenResponsesCreatedEvent/properties/response */ {name: ref{70329, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{233, 2}},
-	1579:/* OpenResponsesCreatedEvent/properties/response/anyOf/1 */ {name: ref{70374, 53}, kind: kindScalar, mask: mNull},
-	1580:/* OpenResponsesInProgressEvent/properties/response */ {name: ref{70427, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{235, 2}},
-	1581:/* OpenResponsesInProgressEvent/properties/response/anyOf/1 */ {name: ref{70475, 56}, kind: kindScalar, mask: mNull},
-	1582:/* OpenResponsesLogProbs/properties/bytes */ {name: ref{70531, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1583},
-	1583:/* OpenResponsesLogProbs/properties/bytes/items */ {name: ref{70569, 44}, kind: kindScalar, mask: mInteger},
-	1584:/* OpenResponsesLogProbs/properties/logprob */ {name: ref{70613, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1585:/* OpenResponsesLogProbs/properties/token */ {name: ref{70653, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1586:/* OpenResponsesLogProbs/properties/top_logprobs */ {name: ref{70691, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 263},
-	1587:/* OpenResponsesResult/properties/error_type */ {name: ref{70736, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{237, 2}},
-	1588:/* OpenResponsesResult/properties/error_type/anyOf/1 */ {name: ref{70777, 49}, kind: kindScalar, mask: mNull},
-	1589:/* OpenResponsesResult/properties/openrouter_metadata */ {name: ref{70826, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{239, 2}},
-	1590:/* OpenResponsesResult/properties/openrouter_metadata/anyOf/1 */ {name: ref{70876, 58}, kind: kindScalar, mask: mNull},
-	1591:/* OpenResponsesResult/properties/output */ {name: ref{70934, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 296},
-	1592:/* OpenResponsesResult/properties/service_tier */ {name: ref{70971, 43}, kind: kindScalar, mask: mNull | mString},
-	1593:/* OpenResponsesResult/properties/status */ {name: ref{71014, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{241, 2}},
-	1594:/* OpenResponsesResult/properties/status/anyOf/1 */ {name: ref{71051, 45}, kind: kindScalar, mask: mNull},
-	1595:/* OpenResponsesResult/properties/text */ {name: ref{71096, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{243, 2}},
-	1596:/* OpenResponsesResult/properties/text/anyOf/1 */ {name: ref{71131, 43}, kind: kindScalar, mask: mNull},
-	1597:/* OpenResponsesResult/properties/tool_choice */ {name: ref{71174, 42}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{245, 2}},
-	1598:/* OpenResponsesResult/properties/tool_choice/anyOf/1 */ {name: ref{71216, 50}, kind: kindScalar, mask: mNull},
-	1599:/* OpenResponsesTopLogprobs/properties/bytes */ {name: ref{71266, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1600},
-	1600:/* OpenResponsesTopLogprobs/properties/bytes/items */ {name: ref{71307, 47}, kind: kindScalar, mask: mInteger},
-	1601:/* OpenResponsesTopLogprobs/properties/logprob */ {name: ref{71354, 43}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1602:/* OpenResponsesTopLogprobs/properties/token */ {name: ref{71397, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1603:/* OpenRouterMetadata/properties/attempt */ {name: ref{71438, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1604:/* OpenRouterMetadata/properties/attempts */ {name: ref{71475, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 372},
-	1605:/* OpenRouterMetadata/properties/endpoints */ {name: ref{71513, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{247, 2}},
-	1606:/* OpenRouterMetadata/properties/endpoints/anyOf/1 */ {name: ref{71552, 47}, kind: kindScalar, mask: mNull},
-	1607:/* OpenRouterMetadata/properties/is_byok */ {name: ref{71599, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1608:/* OpenRouterMetadata/properties/params */ {name: ref{71636, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{249, 2}},
-	1609:/* OpenRouterMetadata/properties/params/anyOf/1 */ {name: ref{71672, 44}, kind: kindScalar, mask: mNull},
-	1610:/* OpenRouterMetadata/properties/pipeline */ {name: ref{71716, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 322},
-	1611:/* OpenRouterMetadata/properties/region */ {name: ref{71754, 36}, kind: kindScalar, mask: mNull | mString},
-	1612:/* OpenRouterMetadata/properties/requested */ {name: ref{71790, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1613:/* OpenRouterMetadata/properties/strategy */ {name: ref{71829, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{251, 2}},
-	1614:/* OpenRouterMetadata/properties/strategy/anyOf/1 */ {name: ref{71867, 46}, kind: kindScalar, mask: mNull},
-	1615:/* OpenRouterMetadata/properties/summary */ {name: ref{71913, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1616:/* OpenRouterWebSearchServerTool/properties/parameters */ {name: ref{71950, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{253, 2}},
-	1617:/* OpenRouterWebSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{72001, 59}, kind: kindScalar, mask: mNull},
-	1618:/* OpenRouterWebSearchServerTool/properties/type */ {name: ref{72060, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{615, 1}},
-	1619:/* OutputAdvisorServerToolItem/properties/advice */ {name: ref{72105, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1620:/* OutputAdvisorServerToolItem/properties/error */ {name: ref{72150, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1621:/* OutputAdvisorServerToolItem/properties/id */ {name: ref{72194, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1622:/* OutputAdvisorServerToolItem/properties/instance_name */ {name: ref{72235, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1623:/* OutputAdvisorServerToolItem/properties/model */ {name: ref{72287, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1624:/* OutputAdvisorServerToolItem/properties/prompt */ {name: ref{72331, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1625:/* OutputAdvisorServerToolItem/properties/status */ {name: ref{72376, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{255, 2}},
-	1626:/* OutputAdvisorServerToolItem/properties/status/anyOf/1 */ {name: ref{72421, 53}, kind: kindScalar, mask: mNull},
-	1627:/* OutputAdvisorServerToolItem/properties/type */ {name: ref{72474, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{616, 1}},
-	1628:/* OutputApplyPatchCallItem/properties/call_id */ {name: ref{72517, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1629:/* OutputApplyPatchCallItem/properties/id */ {name: ref{72560, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1630:/* OutputApplyPatchCallItem/properties/operation */ {name: ref{72598, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{257, 2}},
-	1631:/* OutputApplyPatchCallItem/properties/operation/anyOf/1 */ {name: ref{72643, 53}, kind: kindScalar, mask: mNull},
-	1632:/* OutputApplyPatchCallItem/properties/status */ {name: ref{72696, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{259, 2}},
-	1633:/* OutputApplyPatchCallItem/properties/status/anyOf/1 */ {name: ref{72738, 50}, kind: kindScalar, mask: mNull},
-	1634:/* OutputApplyPatchCallItem/properties/type */ {name: ref{72788, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{617, 1}},
-	1635:/* OutputApplyPatchServerToolItem/properties/call_id */ {name: ref{72828, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1636:/* OutputApplyPatchServerToolItem/properties/id */ {name: ref{72877, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1637:/* OutputApplyPatchServerToolItem/properties/operation */ {name: ref{72921, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{261, 2}},
-	1638:/* OutputApplyPatchServerToolItem/properties/operation/anyOf/1 */ {name: ref{72972, 59}, kind: kindScalar, mask: mNull},
-	1639:/* OutputApplyPatchServerToolItem/properties/status */ {name: ref{73031, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{263, 2}},
-	1640:/* OutputApplyPatchServerToolItem/properties/status/anyOf/1 */ {name: ref{73079, 56}, kind: kindScalar, mask: mNull},
-	1641:/* OutputApplyPatchServerToolItem/properties/type */ {name: ref{73135, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{618, 1}},
-	1642:/* OutputBashServerToolItem/properties/arguments */ {name: ref{73181, 45}, kind: kindScalar, mask: mNull | mString},
-	1643:/* OutputBashServerToolItem/properties/call_id */ {name: ref{73226, 43}, kind: kindScalar, mask: mNull | mString},
-	1644:/* OutputBashServerToolItem/properties/command */ {name: ref{73269, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1645:/* OutputBashServerToolItem/properties/exitCode */ {name: ref{73312, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1646:/* OutputBashServerToolItem/properties/id */ {name: ref{73356, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1647:/* OutputBashServerToolItem/properties/status */ {name: ref{73394, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{265, 2}},
-	1648:/* OutputBashServerToolItem/properties/status/anyOf/1 */ {name: ref{73436, 50}, kind: kindScalar, mask: mNull},
-	1649:/* OutputBashServerToolItem/properties/stderr */ {name: ref{73486, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1650:/* OutputBashServerToolItem/properties/stdout */ {name: ref{73528, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1651:/* OutputBashServerToolItem/properties/type */ {name: ref{73570, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{619, 1}},
-	1652:/* OutputBrowserUseServerToolItem/properties/action */ {name: ref{73610, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1653:/* OutputBrowserUseServerToolItem/properties/id */ {name: ref{73658, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1654:/* OutputBrowserUseServerToolItem/properties/screenshotB64 */ {name: ref{73702, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1655:/* OutputBrowserUseServerToolItem/properties/status */ {name: ref{73757, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{267, 2}},
-	1656:/* OutputBrowserUseServerToolItem/properties/status/anyOf/1 */ {name: ref{73805, 56}, kind: kindScalar, mask: mNull},
-	1657:/* OutputBrowserUseServerToolItem/properties/type */ {name: ref{73861, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{620, 1}},
-	1658:/* OutputCodeInterpreterServerToolItem/properties/code */ {name: ref{73907, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1659:/* OutputCodeInterpreterServerToolItem/properties/exitCode */ {name: ref{73958, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1660:/* OutputCodeInterpreterServerToolItem/properties/id */ {name: ref{74013, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1661:/* OutputCodeInterpreterServerToolItem/properties/language */ {name: ref{74062, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1662:/* OutputCodeInterpreterServerToolItem/properties/status */ {name: ref{74117, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{269, 2}},
-	1663:/* OutputCodeInterpreterServerToolItem/properties/status/anyOf/1 */ {name: ref{74170, 61}, kind: kindScalar, mask: mNull},
-	1664:/* OutputCodeInterpreterServerToolItem/properties/stderr */ {name: ref{74231, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1665:/* OutputCodeInterpreterServerToolItem/properties/stdout */ {name: ref{74284, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1666:/* OutputCodeInterpreterServerToolItem/properties/type */ {name: ref{74337, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{621, 1}},
-	1667:/* OutputComputerCallItem/properties/action */ {name: ref{74388, 40}, kind: kindAny, mask: mAll},
-	1668:/* OutputComputerCallItem/properties/call_id */ {name: ref{74428, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1669:/* OutputComputerCallItem/properties/id */ {name: ref{74469, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1670:/* OutputComputerCallItem/properties/pending_safety_checks */ {name: ref{74505, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1671},
-	1671:/* OutputComputerCallItem/properties/pending_safety_checks/items */ {name: ref{74560, 61}, kind: kindObject, mask: mObject, props: ref{1878, 3}, nreq: 3},
-	1672:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/code */ {name: ref{74621, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1673:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/id */ {name: ref{74698, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1674:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/message */ {name: ref{74773, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1675:/* OutputComputerCallItem/properties/status */ {name: ref{74853, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{622, 3}},
-	1676:/* OutputComputerCallItem/properties/type */ {name: ref{74893, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{625, 1}},
-	1677:/* OutputCustomToolCallItem/properties/call_id */ {name: ref{74931, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1678:/* OutputCustomToolCallItem/properties/id */ {name: ref{74974, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1679:/* OutputCustomToolCallItem/properties/input */ {name: ref{75012, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1680:/* OutputCustomToolCallItem/properties/name */ {name: ref{75053, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1681:/* OutputCustomToolCallItem/properties/namespace */ {name: ref{75093, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1682:/* OutputCustomToolCallItem/properties/type */ {name: ref{75138, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{626, 1}},
-	1683:/* OutputDatetimeItem/properties/datetime */ {name: ref{75178, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1684:/* OutputDatetimeItem/properties/id */ {name: ref{75216, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1685:/* OutputDatetimeItem/properties/status */ {name: ref{75248, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{271, 2}},
-	1686:/* OutputDatetimeItem/properties/status/anyOf/1 */ {name: ref{75284, 44}, kind: kindScalar, mask: mNull},
-	1687:/* OutputDatetimeItem/properties/timezone */ {name: ref{75328, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1688:/* OutputDatetimeItem/properties/type */ {name: ref{75366, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{627, 1}},
-	1689:/* OutputItemFileSearchCall/properties/id */ {name: ref{75400, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1690:/* OutputItemFileSearchCall/properties/queries */ {name: ref{75438, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1691},
-	1691:/* OutputItemFileSearchCall/properties/queries/items */ {name: ref{75481, 49}, kind: kindScalar, mask: mString},
-	1692:/* OutputItemFileSearchCall/properties/status */ {name: ref{75530, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{273, 2}},
-	1693:/* OutputItemFileSearchCall/properties/status/anyOf/1 */ {name: ref{75572, 50}, kind: kindScalar, mask: mNull},
-	1694:/* OutputItemFileSearchCall/properties/type */ {name: ref{75622, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{628, 1}},
-	1695:/* OutputFileSearchServerToolItem/properties/id */ {name: ref{75662, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1696:/* OutputFileSearchServerToolItem/properties/queries */ {name: ref{75706, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1697},
-	1697:/* OutputFileSearchServerToolItem/properties/queries/items */ {name: ref{75755, 55}, kind: kindScalar, mask: mString},
-	1698:/* OutputFileSearchServerToolItem/properties/status */ {name: ref{75810, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{275, 2}},
-	1699:/* OutputFileSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{75858, 56}, kind: kindScalar, mask: mNull},
-	1700:/* OutputFileSearchServerToolItem/properties/type */ {name: ref{75914, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{629, 1}},
-	1701:/* OutputFilesServerToolItem/properties/arguments */ {name: ref{75960, 46}, kind: kindScalar, mask: mNull | mString},
-	1702:/* OutputFilesServerToolItem/properties/call_id */ {name: ref{76006, 44}, kind: kindScalar, mask: mNull | mString},
-	1703:/* OutputFilesServerToolItem/properties/error */ {name: ref{76050, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1704:/* OutputFilesServerToolItem/properties/file_id */ {name: ref{76092, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1705:/* OutputFilesServerToolItem/properties/filename */ {name: ref{76136, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1706:/* OutputFilesServerToolItem/properties/id */ {name: ref{76181, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1707:/* OutputFilesServerToolItem/properties/operation */ {name: ref{76220, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1708:/* OutputFilesServerToolItem/properties/result */ {name: ref{76266, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1709:/* OutputFilesServerToolItem/properties/status */ {name: ref{76309, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{277, 2}},
-	1710:/* OutputFilesServerToolItem/properties/status/anyOf/1 */ {name: ref{76352, 51}, kind: kindScalar, mask: mNull},
-	1711:/* OutputFilesServerToolItem/properties/type */ {name: ref{76403, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{630, 1}},
-	1712:/* OutputItemFunctionCall/properties/arguments */ {name: ref{76444, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1713:/* OutputItemFunctionCall/properties/call_id */ {name: ref{76487, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1714:/* OutputItemFunctionCall/properties/id */ {name: ref{76528, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1715:/* OutputItemFunctionCall/properties/name */ {name: ref{76564, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1716:/* OutputItemFunctionCall/properties/namespace */ {name: ref{76602, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1717:/* OutputItemFunctionCall/properties/status */ {name: ref{76645, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{631, 3}},
-	1718:/* OutputItemFunctionCall/properties/type */ {name: ref{76685, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{634, 1}},
-	1719:/* OutputFunctionCallItem/allOf/1/properties/subagent_id */ {name: ref{76723, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1720:/* OutputFunctionCallItem/allOf/1/properties/subagent_items */ {name: ref{76776, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1721},
-	1721:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items */ {name: ref{76832, 62}, kind: kindObject, mask: mObject, props: ref{1881, 1}, open: true, nreq: 1},
-	1722:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items/properties/type */ {name: ref{76894, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1723:/* OutputFusionServerToolItem/properties/analysis */ {name: ref{76972, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{279, 2}},
-	1724:/* OutputFusionServerToolItem/properties/analysis/anyOf/1 */ {name: ref{77018, 54}, kind: kindScalar, mask: mNull},
-	1725:/* OutputFusionServerToolItem/properties/error */ {name: ref{77072, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1726:/* OutputFusionServerToolItem/properties/failed_models */ {name: ref{77115, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1727},
-	1727:/* OutputFusionServerToolItem/properties/failed_models/items */ {name: ref{77166, 57}, kind: kindObject, mask: mObject, props: ref{1882, 3}, nreq: 2},
-	1728:/* OutputFusionServerToolItem/properties/failed_models/items/properties/error */ {name: ref{77223, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1729:/* OutputFusionServerToolItem/properties/failed_models/items/properties/model */ {name: ref{77297, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1730:/* OutputFusionServerToolItem/properties/failed_models/items/properties/status_code */ {name: ref{77371, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1731:/* OutputFusionServerToolItem/properties/failure_reason */ {name: ref{77451, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1732:/* OutputFusionServerToolItem/properties/id */ {name: ref{77503, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1733:/* OutputFusionServerToolItem/properties/responses */ {name: ref{77543, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1734},
-	1734:/* OutputFusionServerToolItem/properties/responses/items */ {name: ref{77590, 53}, kind: kindObject, mask: mObject, props: ref{1885, 2}, nreq: 1},
-	1735:/* OutputFusionServerToolItem/properties/responses/items/properties/content */ {name: ref{77643, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1736:/* OutputFusionServerToolItem/properties/responses/items/properties/model */ {name: ref{77715, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1737:/* OutputFusionServerToolItem/properties/sources */ {name: ref{77785, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 186},
-	1738:/* OutputFusionServerToolItem/properties/status */ {name: ref{77830, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{281, 2}},
-	1739:/* OutputFusionServerToolItem/properties/status/anyOf/1 */ {name: ref{77874, 52}, kind: kindScalar, mask: mNull},
-	1740:/* OutputFusionServerToolItem/properties/type */ {name: ref{77926, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{635, 1}},
-	1741:/* OutputItemImageGenerationCall/properties/id */ {name: ref{77968, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1742:/* OutputItemImageGenerationCall/properties/result */ {name: ref{78011, 47}, kind: kindScalar, mask: mNull | mString},
-	1743:/* OutputItemImageGenerationCall/properties/status */ {name: ref{78058, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{283, 2}},
-	1744:/* OutputItemImageGenerationCall/properties/status/anyOf/1 */ {name: ref{78105, 55}, kind: kindScalar, mask: mNull},
-	1745:/* OutputItemImageGenerationCall/properties/type */ {name: ref{78160, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{636, 1}},
-	1746:/* OutputImageGenerationCallItem/allOf/1/properties/prompt */ {name: ref{78205, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1747:/* OutputImageGenerationServerToolItem/properties/id */ {name: ref{78260, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1748:/* OutputImageGenerationServerToolItem/properties/imageB64 */ {name: ref{78309, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1749:/* OutputImageGenerationServerToolItem/properties/imageUrl */ {name: ref{78364, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1750:/* OutputImageGenerationServerToolItem/properties/prompt */ {name: ref{78419, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1751:/* OutputImageGenerationServerToolItem/properties/result */ {name: ref{78472, 53}, kind: kindScalar, mask: mNull | mString},
-	1752:/* OutputImageGenerationServerToolItem/properties/revisedPrompt */ {name: ref{78525, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1753:/* OutputImageGenerationServerToolItem/properties/status */ {name: ref{78585, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{285, 2}},
-	1754:/* OutputImageGenerationServerToolItem/properties/status/anyOf/1 */ {name: ref{78638, 61}, kind: kindScalar, mask: mNull},
-	1755:/* OutputImageGenerationServerToolItem/properties/type */ {name: ref{78699, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{637, 1}},
-	1756:/* OutputItemAddedEvent/properties/item */ {name: ref{78750, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{322, 9}},
-	1757:/* OutputItemAddedEvent/properties/output_index */ {name: ref{78786, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1758:/* OutputItemAddedEvent/properties/sequence_number */ {name: ref{78830, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1759:/* OutputItemAddedEvent/properties/type */ {name: ref{78877, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{638, 1}},
-	1760:/* OutputItemApplyPatchCall/properties/call_id */ {name: ref{78913, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1761:/* OutputItemApplyPatchCall/properties/created_by */ {name: ref{78956, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1762:/* OutputItemApplyPatchCall/properties/id */ {name: ref{79002, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1763:/* OutputItemApplyPatchCall/properties/operation */ {name: ref{79040, 45}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{331, 3}},
-	1764:/* OutputItemApplyPatchCall/properties/status */ {name: ref{79085, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{639, 2}},
-	1765:/* OutputItemApplyPatchCall/properties/type */ {name: ref{79127, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{641, 1}},
-	1766:/* OutputItemCustomToolCall/properties/call_id */ {name: ref{79167, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1767:/* OutputItemCustomToolCall/properties/id */ {name: ref{79210, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1768:/* OutputItemCustomToolCall/properties/input */ {name: ref{79248, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1769:/* OutputItemCustomToolCall/properties/name */ {name: ref{79289, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1770:/* OutputItemCustomToolCall/properties/namespace */ {name: ref{79329, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1771:/* OutputItemCustomToolCall/properties/type */ {name: ref{79374, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{642, 1}},
-	1772:/* OutputItemDoneEvent/properties/item */ {name: ref{79414, 35}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{334, 9}},
-	1773:/* OutputItemDoneEvent/properties/output_index */ {name: ref{79449, 43}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1774:/* OutputItemDoneEvent/properties/sequence_number */ {name: ref{79492, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1775:/* OutputItemDoneEvent/properties/type */ {name: ref{79538, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{643, 1}},
-	1776:/* OutputItemReasoning/properties/content */ {name: ref{79573, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 359},
-	1777:/* OutputItemReasoning/properties/summary */ {name: ref{79611, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 355},
-	1778:/* OutputItemReasoning/properties/type */ {name: ref{79649, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{644, 1}},
-	1779:/* OutputItemWebSearchCall/properties/action */ {name: ref{79684, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{343, 3}},
-	1780:/* OutputItemWebSearchCall/properties/id */ {name: ref{79752, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1781:/* OutputItemWebSearchCall/properties/status */ {name: ref{79789, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{287, 2}},
-	1782:/* OutputItemWebSearchCall/properties/status/anyOf/1 */ {name: ref{79830, 49}, kind: kindScalar, mask: mNull},
-	1783:/* OutputItemWebSearchCall/properties/type */ {name: ref{79879, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{645, 1}},
-	1784:/* OutputItemWebSearchCallActionFindInPage/properties/pattern */ {name: ref{79918, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1785:/* OutputItemWebSearchCallActionFindInPage/properties/type */ {name: ref{79976, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{646, 1}},
-	1786:/* OutputItemWebSearchCallActionFindInPage/properties/url */ {name: ref{80031, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1787:/* OutputItemWebSearchCallActionOpenPage/properties/type */ {name: ref{80085, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{647, 1}},
-	1788:/* OutputItemWebSearchCallActionOpenPage/properties/url */ {name: ref{80138, 52}, kind: kindScalar, mask: mNull | mString},
-	1789:/* OutputItemWebSearchCallActionSearch/properties/queries */ {name: ref{80190, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1790},
-	1790:/* OutputItemWebSearchCallActionSearch/properties/queries/items */ {name: ref{80244, 60}, kind: kindScalar, mask: mString},
-	1791:/* OutputItemWebSearchCallActionSearch/properties/query */ {name: ref{80304, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1792:/* OutputItemWebSearchCallActionSearch/properties/sources */ {name: ref{80356, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 449},
-	1793:/* OutputItemWebSearchCallActionSearch/properties/type */ {name: ref{80410, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{648, 1}},
-	1794:/* OutputMcpServerToolItem/properties/id */ {name: ref{80461, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1795:/* OutputMcpServerToolItem/properties/serverLabel */ {name: ref{80498, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1796:/* OutputMcpServerToolItem/properties/status */ {name: ref{80544, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{289, 2}},
-	1797:/* OutputMcpServerToolItem/properties/status/anyOf/1 */ {name: ref{80585, 49}, kind: kindScalar, mask: mNull},
-	1798:/* OutputMcpServerToolItem/properties/toolName */ {name: ref{80634, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1799:/* OutputMcpServerToolItem/properties/type */ {name: ref{80677, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{649, 1}},
-	1800:/* OutputMemoryServerToolItem/properties/action */ {name: ref{80716, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{650, 3}},
-	1801:/* OutputMemoryServerToolItem/properties/id */ {name: ref{80775, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1802:/* OutputMemoryServerToolItem/properties/key */ {name: ref{80815, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1803:/* OutputMemoryServerToolItem/properties/status */ {name: ref{80856, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{291, 2}},
-	1804:/* OutputMemoryServerToolItem/properties/status/anyOf/1 */ {name: ref{80900, 52}, kind: kindScalar, mask: mNull},
-	1805:/* OutputMemoryServerToolItem/properties/type */ {name: ref{80952, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{653, 1}},
-	1806:/* OutputMemoryServerToolItem/properties/value */ {name: ref{80994, 43}, kind: kindAny, mask: mAll},
-	1807:/* OutputMessage/properties/content */ {name: ref{81037, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1808},
-	1808:/* OutputMessage/properties/content/items */ {name: ref{81069, 38}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{346, 2}},
-	1809:/* OutputMessage/properties/id */ {name: ref{81107, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1810:/* OutputMessage/properties/phase */ {name: ref{81134, 30}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{654, 2}},
-	1811:/* OutputMessage/properties/role */ {name: ref{81164, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{656, 1}},
-	1812:/* OutputMessage/properties/type */ {name: ref{81193, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{657, 1}},
-	1813:/* OutputReasoningItem/properties/content */ {name: ref{81222, 38}, kind: kindArray, mask: mArray | mNull, items: 359},
-	1814:/* OutputReasoningItem/properties/signature */ {name: ref{81260, 40}, kind: kindScalar, mask: mNull | mString},
-	1815:/* OutputSearchModelsServerToolItem/properties/arguments */ {name: ref{81300, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1816:/* OutputSearchModelsServerToolItem/properties/id */ {name: ref{81353, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1817:/* OutputSearchModelsServerToolItem/properties/query */ {name: ref{81399, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1818:/* OutputSearchModelsServerToolItem/properties/status */ {name: ref{81448, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{293, 2}},
-	1819:/* OutputSearchModelsServerToolItem/properties/status/anyOf/1 */ {name: ref{81498, 58}, kind: kindScalar, mask: mNull},
-	1820:/* OutputSearchModelsServerToolItem/properties/type */ {name: ref{81556, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{658, 1}},
-	1821:/* OutputShellCallItem/properties/action */ {name: ref{81604, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1887, 3}, nonull: true, nreq: 3},
-	1822:/* OutputShellCallItem/properties/action/properties/commands */ {name: ref{81649, 57}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1823},
-	1823:/* OutputShellCallItem/properties/action/properties/commands/items */ {name: ref{81706, 63}, kind: kindScalar, mask: mString},
-	1824:/* OutputShellCallItem/properties/action/properties/max_output_length */ {name: ref{81769, 66}, kind: kindScalar, mask: mInteger | mNull},
-	1825:/* OutputShellCallItem/properties/action/properties/timeout_ms */ {name: ref{81835, 59}, kind: kindScalar, mask: mInteger | mNull},
-	1826:/* OutputShellCallItem/properties/arguments */ {name: ref{81894, 40}, kind: kindScalar, mask: mNull | mString},
-	1827:/* OutputShellCallItem/properties/call_id */ {name: ref{81934, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1828:/* OutputShellCallItem/properties/id */ {name: ref{81972, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1829:/* OutputShellCallItem/properties/status */ {name: ref{82005, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{295, 2}},
-	1830:/* OutputShellCallItem/properties/status/anyOf/1 */ {name: ref{82042, 45}, kind: kindScalar, mask: mNull},
-	1831:/* OutputShellCallItem/properties/type */ {name: ref{82087, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{659, 1}},
-	1832:/* OutputShellCallOutputItem/properties/call_id */ {name: ref{82122, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1833:/* OutputShellCallOutputItem/properties/id */ {name: ref{82166, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1834:/* OutputShellCallOutputItem/properties/max_output_length */ {name: ref{82205, 54}, kind: kindScalar, mask: mInteger | mNull},
-	1835:/* OutputShellCallOutputItem/properties/output */ {name: ref{82259, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	1836:/* OutputShellCallOutputItem/properties/status */ {name: ref{82302, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{297, 2}},
-	1837:/* OutputShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{82345, 51}, kind: kindScalar, mask: mNull},
-	1838:/* OutputShellCallOutputItem/properties/type */ {name: ref{82396, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{660, 1}},
-	1839:/* OutputShellServerToolItem/properties/action */ {name: ref{82437, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1890, 3}, nonull: true, nreq: 1},
-	1840:/* OutputShellServerToolItem/properties/action/properties/commands */ {name: ref{82480, 63}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1841},
-	1841:/* OutputShellServerToolItem/properties/action/properties/commands/items */ {name: ref{82543, 69}, kind: kindScalar, mask: mString},
-	1842:/* OutputShellServerToolItem/properties/action/properties/max_output_length */ {name: ref{82612, 72}, kind: kindScalar, mask: mInteger | mNull},
-	1843:/* OutputShellServerToolItem/properties/action/properties/timeout_ms */ {name: ref{82684, 65}, kind: kindScalar, mask: mInteger | mNull},
-	1844:/* OutputShellServerToolItem/properties/arguments */ {name: ref{82749, 46}, kind: kindScalar, mask: mNull | mString},
-	1845:/* OutputShellServerToolItem/properties/call_id */ {name: ref{82795, 44}, kind: kindScalar, mask: mNull | mString},
-	1846:/* OutputShellServerToolItem/properties/id */ {name: ref{82839, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1847:/* OutputShellServerToolItem/properties/output */ {name: ref{82878, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	1848:/* OutputShellServerToolItem/properties/status */ {name: ref{82921, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{299, 2}},
-	1849:/* OutputShellServerToolItem/properties/status/anyOf/1 */ {name: ref{82964, 51}, kind: kindScalar, mask: mNull},
-	1850:/* OutputShellServerToolItem/properties/type */ {name: ref{83015, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{661, 1}},
-	1851:/* OutputSubagentServerToolItem/properties/call_id */ {name: ref{83056, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1852:/* OutputSubagentServerToolItem/properties/error */ {name: ref{83103, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1853:/* OutputSubagentServerToolItem/properties/id */ {name: ref{83148, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1854:/* OutputSubagentServerToolItem/properties/instance_name */ {name: ref{83190, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1855:/* OutputSubagentServerToolItem/properties/model */ {name: ref{83243, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1856:/* OutputSubagentServerToolItem/properties/name */ {name: ref{83288, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1857:/* OutputSubagentServerToolItem/properties/outcome */ {name: ref{83332, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1858:/* OutputSubagentServerToolItem/properties/status */ {name: ref{83379, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{301, 2}},
-	1859:/* OutputSubagentServerToolItem/properties/status/anyOf/1 */ {name: ref{83425, 54}, kind: kindScalar, mask: mNull},
-	1860:/* OutputSubagentServerToolItem/properties/task_description */ {name: ref{83479, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1861:/* OutputSubagentServerToolItem/properties/task_name */ {name: ref{83535, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1862:/* OutputSubagentServerToolItem/properties/type */ {name: ref{83584, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{662, 1}},
-	1863:/* OutputTextEditorServerToolItem/properties/command */ {name: ref{83628, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{663, 4}},
-	1864:/* OutputTextEditorServerToolItem/properties/filePath */ {name: ref{83704, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1865:/* OutputTextEditorServerToolItem/properties/id */ {name: ref{83754, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1866:/* OutputTextEditorServerToolItem/properties/status */ {name: ref{83798, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{303, 2}},
-	1867:/* OutputTextEditorServerToolItem/properties/status/anyOf/1 */ {name: ref{83846, 56}, kind: kindScalar, mask: mNull},
-	1868:/* OutputTextEditorServerToolItem/properties/type */ {name: ref{83902, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{667, 1}},
-	1869:/* OutputToolSearchServerToolItem/properties/id */ {name: ref{83948, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1870:/* OutputToolSearchServerToolItem/properties/query */ {name: ref{83992, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1871:/* OutputToolSearchServerToolItem/properties/status */ {name: ref{84039, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{305, 2}},
-	1872:/* OutputToolSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{84087, 56}, kind: kindScalar, mask: mNull},
-	1873:/* OutputToolSearchServerToolItem/properties/type */ {name: ref{84143, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{668, 1}},
-	1874:/* OutputWebFetchServerToolItem/properties/content */ {name: ref{84189, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1875:/* OutputWebFetchServerToolItem/properties/error */ {name: ref{84236, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1876:/* OutputWebFetchServerToolItem/properties/httpStatus */ {name: ref{84281, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1877:/* OutputWebFetchServerToolItem/properties/id */ {name: ref{84331, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1878:/* OutputWebFetchServerToolItem/properties/status */ {name: ref{84373, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{307, 2}},
-	1879:/* OutputWebFetchServerToolItem/properties/status/anyOf/1 */ {name: ref{84419, 54}, kind: kindScalar, mask: mNull},
-	1880:/* OutputWebFetchServerToolItem/properties/title */ {name: ref{84473, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1881:/* OutputWebFetchServerToolItem/properties/type */ {name: ref{84518, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{669, 1}},
-	1882:/* OutputWebFetchServerToolItem/properties/url */ {name: ref{84562, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1883:/* OutputWebSearchServerToolItem/properties/action */ {name: ref{84605, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1893, 3}, nonull: true, nreq: 2},
-	1884:/* OutputWebSearchServerToolItem/properties/action/properties/query */ {name: ref{84652, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1885:/* OutputWebSearchServerToolItem/properties/action/properties/sources */ {name: ref{84716, 66}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1886},
-	1886:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items */ {name: ref{84782, 72}, kind: kindObject, mask: mObject, props: ref{1896, 2}, nreq: 2},
-	1887:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/type */ {name: ref{84854, 88}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{670, 1}},
-	1888:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/url */ {name: ref{84942, 87}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1889:/* OutputWebSearchServerToolItem/properties/action/properties/type */ {name: ref{85029, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{671, 1}},
-	1890:/* OutputWebSearchServerToolItem/properties/id */ {name: ref{85092, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1891:/* OutputWebSearchServerToolItem/properties/status */ {name: ref{85135, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{309, 2}},
-	1892:/* OutputWebSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{85182, 55}, kind: kindScalar, mask: mNull},
-	1893:/* OutputWebSearchServerToolItem/properties/type */ {name: ref{85237, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{672, 1}},
-	1894:/* PDFParserOptions/properties/engine */ {name: ref{85282, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{311, 2}},
-	1895:/* PDFParserOptions/properties/engine/anyOf/1 */ {name: ref{85316, 42}, kind: kindScalar, mask: mNull},
-	1896:/* ParetoRouterPlugin/properties/enabled */ {name: ref{85358, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1897:/* ParetoRouterPlugin/properties/id */ {name: ref{85395, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{673, 1}},
-	1898:/* ParetoRouterPlugin/properties/max_price */ {name: ref{85427, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1899:/* ParetoRouterPlugin/properties/min_coding_score */ {name: ref{85466, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1900:/* ParetoRouterPlugin/properties/price_source */ {name: ref{85512, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{674, 2}},
-	1901:/* PayloadTooLargeResponse/properties/error */ {name: ref{85566, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{313, 2}},
-	1902:/* PayloadTooLargeResponse/properties/error/anyOf/1 */ {name: ref{85606, 48}, kind: kindScalar, mask: mNull},
-	1903:/* PayloadTooLargeResponse/properties/openrouter_metadata */ {name: ref{85654, 54}, kind: kindAny, mask: mAll},
-	1904:/* PayloadTooLargeResponse/properties/user_id */ {name: ref{85708, 42}, kind: kindScalar, mask: mNull | mString},
-	1905:/* PayloadTooLargeResponseErrorData/properties/code */ {name: ref{85750, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1906:/* PayloadTooLargeResponseErrorData/properties/message */ {name: ref{85798, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1907:/* PayloadTooLargeResponseErrorData/properties/metadata */ {name: ref{85849, 52}, kind: kindAny, mask: mAll},
-	1908:/* PaymentRequiredResponse/properties/error */ {name: ref{85901, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{315, 2}},
-	1909:/* PaymentRequiredResponse/properties/error/anyOf/1 */ {name: ref{85941, 48}, kind: kindScalar, mask: mNull},
-	1910:/* PaymentRequiredResponse/properties/openrouter_metadata */ {name: ref{85989, 54}, kind: kindAny, mask: mAll},
-	1911:/* PaymentRequiredResponse/properties/user_id */ {name: ref{86043, 42}, kind: kindScalar, mask: mNull | mString},
-	1912:/* PaymentRequiredResponseErrorData/properties/code */ {name: ref{86085, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1913:/* PaymentRequiredResponseErrorData/properties/message */ {name: ref{86133, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1914:/* PaymentRequiredResponseErrorData/properties/metadata */ {name: ref{86184, 52}, kind: kindAny, mask: mAll},
-	1915:/* PercentileLatencyCutoffs/properties/p50 */ {name: ref{86236, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1916:/* PercentileLatencyCutoffs/properties/p75 */ {name: ref{86275, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1917:/* PercentileLatencyCutoffs/properties/p90 */ {name: ref{86314, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1918:/* PercentileLatencyCutoffs/properties/p99 */ {name: ref{86353, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1919:/* PercentileThroughputCutoffs/properties/p50 */ {name: ref{86392, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1920:/* PercentileThroughputCutoffs/properties/p75 */ {name: ref{86434, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1921:/* PercentileThroughputCutoffs/properties/p90 */ {name: ref{86476, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1922:/* PercentileThroughputCutoffs/properties/p99 */ {name: ref{86518, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1923:/* PipelineStage/properties/cost_usd */ {name: ref{86560, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1924:/* PipelineStage/properties/data */ {name: ref{86593, 29}, kind: kindAny, mask: mAll},
-	1925:/* PipelineStage/properties/guardrail_id */ {name: ref{86622, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1926:/* PipelineStage/properties/guardrail_scope */ {name: ref{86659, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1927:/* PipelineStage/properties/name */ {name: ref{86699, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1928:/* PipelineStage/properties/summary */ {name: ref{86728, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1929:/* PipelineStage/properties/type */ {name: ref{86760, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{317, 2}},
-	1930:/* PipelineStage/properties/type/anyOf/1 */ {name: ref{86789, 37}, kind: kindScalar, mask: mNull},
-	1931:/* Prediction/properties/content */ {name: ref{86826, 29}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{319, 3}},
-	1932:/* Prediction/properties/content/anyOf/0 */ {name: ref{86855, 37}, kind: kindScalar, mask: mString},
-	1933:/* Prediction/properties/content/anyOf/1 */ {name: ref{86892, 37}, kind: kindArray, mask: mArray, items: 325},
-	1934:/* Prediction/properties/content/anyOf/2 */ {name: ref{86929, 37}, kind: kindScalar, mask: mNull},
-	1935:/* Prediction/properties/type */ {name: ref{86966, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{676, 1}},
-	1936:/* PredictionContentText/properties/text */ {name: ref{86992, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1937:/* PredictionContentText/properties/type */ {name: ref{87029, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{677, 1}},
-	1938:/* PreferredMaxLatency/anyOf/0 */ {name: ref{87066, 27}, kind: kindScalar, mask: mInteger | mNumber},
-	1939:/* PreferredMaxLatency/anyOf/2 */ {name: ref{87093, 27}, kind: kindScalar, mask: mNull},
-	1940:/* PreferredMinThroughput/anyOf/0 */ {name: ref{87120, 30}, kind: kindScalar, mask: mInteger | mNumber},
-	1941:/* PreferredMinThroughput/anyOf/2 */ {name: ref{87150, 30}, kind: kindScalar, mask: mNull},
-	1942:/* Preview_20250311_WebSearchServerTool/properties/engine */ {name: ref{87180, 54}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{322, 2}},
-	1943:/* Preview_20250311_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87234, 62}, kind: kindScalar, mask: mNull},
-	1944:/* Preview_20250311_WebSearchServerTool/properties/max_results */ {name: ref{87296, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1945:/* Preview_20250311_WebSearchServerTool/properties/max_uses */ {name: ref{87355, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1946:/* Preview_20250311_WebSearchServerTool/properties/mode */ {name: ref{87411, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{324, 2}},
-	1947:/* Preview_20250311_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{87463, 60}, kind: kindScalar, mask: mNull},
-	1948:/* Preview_20250311_WebSearchServerTool/properties/search_context_size */ {name: ref{87523, 67}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{326, 2}},
-	1949:/* Preview_20250311_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{87590, 75}, kind: kindScalar, mask: mNull},
-	1950:/* Preview_20250311_WebSearchServerTool/properties/type */ {name: ref{87665, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{678, 1}},
-	1951:/* Preview_WebSearchServerTool/properties/engine */ {name: ref{87717, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{328, 2}},
-	1952:/* Preview_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87762, 53}, kind: kindScalar, mask: mNull},
-	1953:/* Preview_WebSearchServerTool/properties/max_results */ {name: ref{87815, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1954:/* Preview_WebSearchServerTool/properties/max_uses */ {name: ref{87865, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1955:/* Preview_WebSearchServerTool/properties/mode */ {name: ref{87912, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{330, 2}},
-	1956:/* Preview_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{87955, 51}, kind: kindScalar, mask: mNull},
-	1957:/* Preview_WebSearchServerTool/properties/search_context_size */ {name: ref{88006, 58}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{332, 2}},
-	1958:/* Preview_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{88064, 66}, kind: kindScalar, mask: mNull},
-	1959:/* Preview_WebSearchServerTool/properties/type */ {name: ref{88130, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{679, 1}},
-	1960:/* Preview_WebSearchUserLocation/properties/city */ {name: ref{88173, 45}, kind: kindScalar, mask: mNull | mString},
-	1961:/* Preview_WebSearchUserLocation/properties/country */ {name: ref{88218, 48}, kind: kindScalar, mask: mNull | mString},
-	1962:/* Preview_WebSearchUserLocation/properties/region */ {name: ref{88266, 47}, kind: kindScalar, mask: mNull | mString},
-	1963:/* Preview_WebSearchUserLocation/properties/timezone */ {name: ref{88313, 49}, kind: kindScalar, mask: mNull | mString},
-	1964:/* Preview_WebSearchUserLocation/properties/type */ {name: ref{88362, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{680, 1}},
-	1965:/* PromptCacheBreakpoint/properties/mode */ {name: ref{88418, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{681, 1}},
-	1966:/* PromptCacheOptions/properties/mode */ {name: ref{88463, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{682, 1}},
-	1967:/* PromptCacheOptions/properties/ttl */ {name: ref{88497, 33}, kind: kindScalar, mask: mNull | mString},
-	1968:/* ProviderOverloadedResponse/properties/error */ {name: ref{88530, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{334, 2}},
-	1969:/* ProviderOverloadedResponse/properties/error/anyOf/1 */ {name: ref{88573, 51}, kind: kindScalar, mask: mNull},
-	1970:/* ProviderOverloadedResponse/properties/openrouter_metadata */ {name: ref{88624, 57}, kind: kindAny, mask: mAll},
-	1971:/* ProviderOverloadedResponse/properties/user_id */ {name: ref{88681, 45}, kind: kindScalar, mask: mNull | mString},
-	1972:/* ProviderOverloadedResponseErrorData/properties/code */ {name: ref{88726, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1973:/* ProviderOverloadedResponseErrorData/properties/message */ {name: ref{88777, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1974:/* ProviderOverloadedResponseErrorData/properties/metadata */ {name: ref{88831, 55}, kind: kindAny, mask: mAll},
-	1975:/* ProviderPreferences/properties/allow_fallbacks */ {name: ref{88886, 46}, kind: kindScalar, mask: mBool | mNull},
-	1976:/* ProviderPreferences/properties/data_collection */ {name: ref{88932, 46}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{683, 2}},
-	1977:/* ProviderPreferences/properties/enforce_distillable_text */ {name: ref{88987, 55}, kind: kindScalar, mask: mBool | mNull},
-	1978:/* ProviderPreferences/properties/ignore */ {name: ref{89042, 37}, kind: kindArray, mask: mArray | mNull, items: 1979},
-	1979:/* ProviderPreferences/properties/ignore/items */ {name: ref{89079, 43}, kind: kindScalar, mask: mString},
-	1980:/* ProviderPreferences/properties/max_price */ {name: ref{89122, 40}, kind: kindObject, mask: mNull | mObject, props: ref{1898, 5}, nonull: true},
-	1981:/* ProviderPreferences/properties/max_price/properties/audio */ {name: ref{89179, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1982:/* ProviderPreferences/properties/max_price/properties/completion */ {name: ref{89236, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1983:/* ProviderPreferences/properties/max_price/properties/image */ {name: ref{89298, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1984:/* ProviderPreferences/properties/max_price/properties/prompt */ {name: ref{89355, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1985:/* ProviderPreferences/properties/max_price/properties/request */ {name: ref{89413, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1986:/* ProviderPreferences/properties/only */ {name: ref{89472, 35}, kind: kindArray, mask: mArray | mNull, items: 1987},
-	1987:/* ProviderPreferences/properties/only/items */ {name: ref{89507, 41}, kind: kindScalar, mask: mString},
-	1988:/* ProviderPreferences/properties/order */ {name: ref{89548, 36}, kind: kindArray, mask: mArray | mNull, items: 1989},
-	1989:/* ProviderPreferences/properties/order/items */ {name: ref{89584, 42}, kind: kindScalar, mask: mString},
-	1990:/* ProviderPreferences/properties/quantizations */ {name: ref{89626, 44}, kind: kindArray, mask: mArray | mNull, items: 339},
-	1991:/* ProviderPreferences/properties/require_parameters */ {name: ref{89670, 49}, kind: kindScalar, mask: mBool | mNull},
-	1992:/* ProviderPreferences/properties/sort */ {name: ref{89719, 35}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{336, 3}},
-	1993:/* ProviderPreferences/properties/sort/anyOf/2 */ {name: ref{89754, 43}, kind: kindScalar, mask: mNull},
-	1994:/* ProviderPreferences/properties/zdr */ {name: ref{89797, 34}, kind: kindScalar, mask: mBool | mNull},
-	1995:/* ProviderSortConfig/properties/by */ {name: ref{89831, 32}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{685, 4}},
-	1996:/* ProviderSortConfig/properties/partition */ {name: ref{89863, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{689, 2}},
-	1997:/* ReasoningConfig/allOf/1/properties/enabled */ {name: ref{89902, 42}, kind: kindScalar, mask: mBool | mNull},
-	1998:/* ReasoningConfig/allOf/1/properties/max_tokens */ {name: ref{89944, 45}, kind: kindScalar, mask: mInteger | mNull},
-	1999:/* ReasoningDetailEncrypted/properties/data */ {name: ref{89989, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2000:/* ReasoningDetailEncrypted/properties/id */ {name: ref{90029, 38}, kind: kindScalar, mask: mNull | mString},
-	2001:/* ReasoningDetailEncrypted/properties/index */ {name: ref{90067, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2002:/* ReasoningDetailEncrypted/properties/type */ {name: ref{90108, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{691, 1}},
-	2003:/* ReasoningDetailServerToolCall/properties/arguments */ {name: ref{90148, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2004:/* ReasoningDetailServerToolCall/properties/id */ {name: ref{90198, 43}, kind: kindScalar, mask: mNull | mString},
-	2005:/* ReasoningDetailServerToolCall/properties/index */ {name: ref{90241, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2006:/* ReasoningDetailServerToolCall/properties/result */ {name: ref{90287, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2007:/* ReasoningDetailServerToolCall/properties/tool_call_id */ {name: ref{90334, 53}, kind: kindScalar, mask: mNull | mString},
-	2008:/* ReasoningDetailServerToolCall/properties/tool_name */ {name: ref{90387, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2009:/* ReasoningDetailServerToolCall/properties/type */ {name: ref{90437, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{692, 1}},
-	2010:/* ReasoningDetailSummary/properties/id */ {name: ref{90482, 36}, kind: kindScalar, mask: mNull | mString},
-	2011:/* ReasoningDetailSummary/properties/index */ {name: ref{90518, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2012:/* ReasoningDetailSummary/properties/summary */ {name: ref{90557, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2013:/* ReasoningDetailSummary/properties/type */ {name: ref{90598, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{693, 1}},
-	2014:/* ReasoningDetailText/properties/id */ {name: ref{90636, 33}, kind: kindScalar, mask: mNull | mString},
-	2015:/* ReasoningDetailText/properties/index */ {name: ref{90669, 36}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2016:/* ReasoningDetailText/properties/signature */ {name: ref{90705, 40}, kind: kindScalar, mask: mNull | mString},
-	2017:/* ReasoningDetailText/properties/text */ {name: ref{90745, 35}, kind: kindScalar, mask: mNull | mString},
-	2018:/* ReasoningDetailText/properties/type */ {name: ref{90780, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{694, 1}},
-	2019:/* ReasoningItem/properties/content */ {name: ref{90815, 32}, kind: kindArray, mask: mArray | mNull, items: 359},
-	2020:/* ReasoningItem/properties/signature */ {name: ref{90847, 34}, kind: kindScalar, mask: mNull | mString},
-	2021:/* ReasoningSummaryText/properties/text */ {name: ref{90881, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2022:/* ReasoningSummaryText/properties/type */ {name: ref{90917, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{695, 1}},
-	2023:/* ReasoningTextContent/properties/text */ {name: ref{90965, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2024:/* ReasoningTextContent/properties/type */ {name: ref{91001, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{696, 1}},
-	2025:/* RequestTimeoutResponse/properties/error */ {name: ref{91037, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{339, 2}},
-	2026:/* RequestTimeoutResponse/properties/error/anyOf/1 */ {name: ref{91076, 47}, kind: kindScalar, mask: mNull},
-	2027:/* RequestTimeoutResponse/properties/openrouter_metadata */ {name: ref{91123, 53}, kind: kindAny, mask: mAll},
-	2028:/* RequestTimeoutResponse/properties/user_id */ {name: ref{91176, 41}, kind: kindScalar, mask: mNull | mString},
-	2029:/* RequestTimeoutResponseErrorData/properties/code */ {name: ref{91217, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2030:/* RequestTimeoutResponseErrorData/properties/message */ {name: ref{91264, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2031:/* RequestTimeoutResponseErrorData/properties/metadata */ {name: ref{91314, 51}, kind: kindAny, mask: mAll},
-	2032:/* ResponseHealingPlugin/properties/enabled */ {name: ref{91365, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2033:/* ResponseHealingPlugin/properties/id */ {name: ref{91405, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{697, 1}},
-	2034:/* ResponseOutputText/properties/annotations */ {name: ref{91440, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 237},
-	2035:/* ResponseOutputText/properties/logprobs */ {name: ref{91481, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2036},
-	2036:/* ResponseOutputText/properties/logprobs/items */ {name: ref{91519, 44}, kind: kindObject, mask: mObject, props: ref{1903, 4}, nreq: 4},
-	2037:/* ResponseOutputText/properties/logprobs/items/properties/bytes */ {name: ref{91563, 61}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2038},
-	2038:/* ResponseOutputText/properties/logprobs/items/properties/bytes/items */ {name: ref{91624, 67}, kind: kindScalar, mask: mInteger},
-	2039:/* ResponseOutputText/properties/logprobs/items/properties/logprob */ {name: ref{91691, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2040:/* ResponseOutputText/properties/logprobs/items/properties/token */ {name: ref{91754, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2041:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs */ {name: ref{91815, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2042},
-	2042:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items */ {name: ref{91883, 74}, kind: kindObject, mask: mObject, props: ref{1907, 3}, nreq: 3},
-	2043:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes */ {name: ref{91957, 91}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2044},
-	2044:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes/items */ {name: ref{92048, 97}, kind: kindScalar, mask: mInteger},
-	2045:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/logprob */ {name: ref{92145, 93}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2046:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/token */ {name: ref{92238, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2047:/* ResponseOutputText/properties/text */ {name: ref{92329, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2048:/* ResponseOutputText/properties/type */ {name: ref{92363, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{698, 1}},
-	2049:/* ResponsesErrorField/properties/code */ {name: ref{92397, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{699, 20}},
-	2050:/* ResponsesErrorField/properties/message */ {name: ref{92727, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2051:/* ResponsesRequest/properties/background */ {name: ref{92765, 38}, kind: kindScalar, mask: mBool | mNull},
-	2052:/* ResponsesRequest/properties/cache_control */ {name: ref{92803, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{341, 2}},
-	2053:/* ResponsesRequest/properties/cache_control/anyOf/1 */ {name: ref{92844, 49}, kind: kindScalar, mask: mNull},
-	2054:/* ResponsesRequest/properties/debug */ {name: ref{92893, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{343, 2}},
-	2055:/* ResponsesRequest/properties/debug/anyOf/1 */ {name: ref{92926, 41}, kind: kindScalar, mask: mNull},
-	2056:/* ResponsesRequest/properties/frequency_penalty */ {name: ref{92967, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2057:/* ResponsesRequest/properties/image_config */ {name: ref{93012, 40}, kind: kindAny, mask: mAll},
-	2058:/* ResponsesRequest/properties/include */ {name: ref{93052, 35}, kind: kindArray, mask: mArray | mNull, items: 366},
-	2059:/* ResponsesRequest/properties/input */ {name: ref{93087, 33}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{345, 2}},
-	2060:/* ResponsesRequest/properties/input/anyOf/1 */ {name: ref{93120, 41}, kind: kindScalar, mask: mNull},
-	2061:/* ResponsesRequest/properties/instructions */ {name: ref{93161, 40}, kind: kindScalar, mask: mNull | mString},
-	2062:/* ResponsesRequest/properties/max_output_tokens */ {name: ref{93201, 45}, kind: kindScalar, mask: mInteger | mNull},
-	2063:/* ResponsesRequest/properties/max_tool_calls */ {name: ref{93246, 42}, kind: kindScalar, mask: mInteger | mNull},
-	2064:/* ResponsesRequest/properties/metadata */ {name: ref{93288, 36}, kind: kindAny, mask: mAll},
-	2065:/* ResponsesRequest/properties/modalities */ {name: ref{93324, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 301},
-	2066:/* ResponsesRequest/properties/model */ {name: ref{93362, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2067:/* ResponsesRequest/properties/models */ {name: ref{93395, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2068},
-	2068:/* ResponsesRequest/properties/models/items */ {name: ref{93429, 40}, kind: kindScalar, mask: mString},
-	2069:/* ResponsesRequest/properties/parallel_tool_calls */ {name: ref{93469, 47}, kind: kindScalar, mask: mBool | mNull},
-	2070:/* ResponsesRequest/properties/plugins */ {name: ref{93516, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2071},
-	2071:/* ResponsesRequest/properties/plugins/items */ {name: ref{93551, 41}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{348, 10}},
-	2072:/* ResponsesRequest/properties/presence_penalty */ {name: ref{93592, 44}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2073:/* ResponsesRequest/properties/previous_response_id */ {name: ref{93636, 48}, kind: kindAny, mask: mAll},
-	2074:/* ResponsesRequest/properties/prompt_cache_key */ {name: ref{93684, 44}, kind: kindScalar, mask: mNull | mString},
-	2075:/* ResponsesRequest/properties/safety_identifier */ {name: ref{93728, 45}, kind: kindScalar, mask: mNull | mString},
-	2076:/* ResponsesRequest/properties/service_tier */ {name: ref{93773, 40}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{719, 6}},
-	2077:/* ResponsesRequest/properties/session_id */ {name: ref{93813, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2078:/* ResponsesRequest/properties/stop_server_tools_when */ {name: ref{93851, 50}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{347, 2}},
-	2079:/* ResponsesRequest/properties/stop_server_tools_when/anyOf/1 */ {name: ref{93901, 58}, kind: kindScalar, mask: mNull},
-	2080:/* ResponsesRequest/properties/store */ {name: ref{93959, 33}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2081:/* ResponsesRequest/properties/stream */ {name: ref{93992, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2082:/* ResponsesRequest/properties/temperature */ {name: ref{94026, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2083:/* ResponsesRequest/properties/text */ {name: ref{94065, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{349, 2}},
-	2084:/* ResponsesRequest/properties/text/anyOf/1 */ {name: ref{94097, 40}, kind: kindScalar, mask: mNull},
-	2085:/* ResponsesRequest/properties/tool_choice */ {name: ref{94137, 39}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{351, 2}},
-	2086:/* ResponsesRequest/properties/tool_choice/anyOf/1 */ {name: ref{94176, 47}, kind: kindScalar, mask: mNull},
-	2087:/* ResponsesRequest/properties/tools */ {name: ref{94223, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2088},
-	2088:/* ResponsesRequest/properties/tools/items */ {name: ref{94256, 39}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{358, 28}},
-	2089:/* ResponsesRequest/properties/top_k */ {name: ref{94295, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2090:/* ResponsesRequest/properties/top_logprobs */ {name: ref{94328, 40}, kind: kindScalar, mask: mInteger | mNull},
-	2091:/* ResponsesRequest/properties/top_p */ {name: ref{94368, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2092:/* ResponsesRequest/properties/trace */ {name: ref{94401, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{353, 2}},
-	2093:/* ResponsesRequest/properties/trace/anyOf/1 */ {name: ref{94434, 41}, kind: kindScalar, mask: mNull},
-	2094:/* ResponsesRequest/properties/user */ {name: ref{94475, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2095:/* ResponsesRequestToolsFunction/allOf/1/properties/defer_loading */ {name: ref{94507, 62}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2096:/* ResponsesStreamingResponse/properties/data */ {name: ref{94569, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{355, 2}},
-	2097:/* ResponsesStreamingResponse/properties/data/anyOf/1 */ {name: ref{94611, 50}, kind: kindScalar, mask: mNull},
-	2098:/* RouterAttempt/properties/model */ {name: ref{94661, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2099:/* RouterAttempt/properties/provider */ {name: ref{94691, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2100:/* RouterAttempt/properties/status */ {name: ref{94724, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2101:/* RouterParams/properties/quality_floor */ {name: ref{94755, 37}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2102:/* RouterParams/properties/throughput_floor */ {name: ref{94792, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2103:/* RouterParams/properties/version_group */ {name: ref{94832, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2104:/* SearchModelsServerToolConfig/properties/max_results */ {name: ref{94869, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2105:/* SearchModelsServerTool_OpenRouter/properties/parameters */ {name: ref{94920, 55}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{357, 2}},
-	2106:/* SearchModelsServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{94975, 63}, kind: kindScalar, mask: mNull},
-	2107:/* SearchModelsServerTool_OpenRouter/properties/type */ {name: ref{95038, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{725, 1}},
-	2108:/* ServerToolUseDetails/properties/tool_calls_executed */ {name: ref{95087, 51}, kind: kindScalar, mask: mInteger | mNull},
-	2109:/* ServerToolUseDetails/properties/tool_calls_requested */ {name: ref{95138, 52}, kind: kindScalar, mask: mInteger | mNull},
-	2110:/* ServerToolUseDetails/properties/web_search_requests */ {name: ref{95190, 51}, kind: kindScalar, mask: mInteger | mNull},
-	2111:/* ServiceUnavailableResponse/properties/error */ {name: ref{95241, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{359, 2}},
-	2112:/* ServiceUnavailableResponse/properties/error/anyOf/1 */ {name: ref{95284, 51}, kind: kindScalar, mask: mNull},
-	2113:/* ServiceUnavailableResponse/properties/openrouter_metadata */ {name: ref{95335, 57}, kind: kindAny, mask: mAll},
-	2114:/* ServiceUnavailableResponse/properties/user_id */ {name: ref{95392, 45}, kind: kindScalar, mask: mNull | mString},
-	2115:/* ServiceUnavailableResponseErrorData/properties/code */ {name: ref{95437, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2116:/* ServiceUnavailableResponseErrorData/properties/message */ {name: ref{95488, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2117:/* ServiceUnavailableResponseErrorData/properties/metadata */ {name: ref{95542, 55}, kind: kindAny, mask: mAll},
-	2118:/* ShellCallItem/properties/action */ {name: ref{95597, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1910, 3}, nonull: true, nreq: 1},
-	2119:/* ShellCallItem/properties/action/properties/commands */ {name: ref{95628, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2120},
-	2120:/* ShellCallItem/properties/action/properties/commands/items */ {name: ref{95679, 57}, kind: kindScalar, mask: mString},
-	2121:/* ShellCallItem/properties/action/properties/max_output_length */ {name: ref{95736, 60}, kind: kindScalar, mask: mInteger | mNull},
-	2122:/* ShellCallItem/properties/action/properties/timeout_ms */ {name: ref{95796, 53}, kind: kindScalar, mask: mInteger | mNull},
-	2123:/* ShellCallItem/properties/arguments */ {name: ref{95849, 34}, kind: kindScalar, mask: mNull | mString},
-	2124:/* ShellCallItem/properties/call_id */ {name: ref{95883, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2125:/* ShellCallItem/properties/environment */ {name: ref{95915, 36}, kind: kindAny, mask: mAll},
-	2126:/* ShellCallItem/properties/id */ {name: ref{95951, 27}, kind: kindScalar, mask: mNull | mString},
-	2127:/* ShellCallItem/properties/status */ {name: ref{95978, 31}, kind: kindAlts, mask: mNull | mString, alts: ref{361, 2}},
-	2128:/* ShellCallItem/properties/status/anyOf/1 */ {name: ref{96009, 39}, kind: kindScalar, mask: mNull},
-	2129:/* ShellCallItem/properties/type */ {name: ref{96048, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{726, 1}},
-	2130:/* ShellCallOutputContent/properties/outcome */ {name: ref{96077, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{386, 2}},
-	2131:/* ShellCallOutputContent/properties/stderr */ {name: ref{96122, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2132:/* ShellCallOutputContent/properties/stdout */ {name: ref{96162, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2133:/* ShellCallOutputContentOutcomeExit/properties/exit_code */ {name: ref{96202, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2134:/* ShellCallOutputContentOutcomeExit/properties/type */ {name: ref{96256, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{727, 1}},
-	2135:/* ShellCallOutputContentOutcomeTimeout/properties/type */ {name: ref{96305, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{728, 1}},
-	2136:/* ShellCallOutputItem/properties/call_id */ {name: ref{96357, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2137:/* ShellCallOutputItem/properties/id */ {name: ref{96395, 33}, kind: kindScalar, mask: mNull | mString},
-	2138:/* ShellCallOutputItem/properties/max_output_length */ {name: ref{96428, 48}, kind: kindScalar, mask: mInteger | mNull},
-	2139:/* ShellCallOutputItem/properties/output */ {name: ref{96476, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	2140:/* ShellCallOutputItem/properties/status */ {name: ref{96513, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{363, 2}},
-	2141:/* ShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{96550, 45}, kind: kindScalar, mask: mNull},
-	2142:/* ShellCallOutputItem/properties/type */ {name: ref{96595, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{729, 1}},
-	2143:/* ShellServerTool/properties/type */ {name: ref{96630, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{730, 1}},
-	2144:/* ShellServerToolConfig/properties/engine */ {name: ref{96661, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{365, 2}},
-	2145:/* ShellServerToolConfig/properties/engine/anyOf/1 */ {name: ref{96700, 47}, kind: kindScalar, mask: mNull},
-	2146:/* ShellServerToolConfig/properties/environment */ {name: ref{96747, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{367, 2}},
-	2147:/* ShellServerToolConfig/properties/environment/anyOf/1 */ {name: ref{96791, 52}, kind: kindScalar, mask: mNull},
-	2148:/* ShellServerToolConfig/properties/sleep_after_seconds */ {name: ref{96843, 52}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{369, 2}},
-	2149:/* ShellServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{96895, 60}, kind: kindScalar, mask: mNull},
-	2150:/* ShellServerTool_OpenRouter/properties/parameters */ {name: ref{96955, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{371, 2}},
-	2151:/* ShellServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{97003, 56}, kind: kindScalar, mask: mNull},
-	2152:/* ShellServerTool_OpenRouter/properties/type */ {name: ref{97059, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{731, 1}},
-	2153:/* StopServerToolsWhenFinishReasonIs/properties/reason */ {name: ref{97101, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2154:/* StopServerToolsWhenFinishReasonIs/properties/type */ {name: ref{97152, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{732, 1}},
-	2155:/* StopServerToolsWhenHasToolCall/properties/tool_name */ {name: ref{97201, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2156:/* StopServerToolsWhenHasToolCall/properties/type */ {name: ref{97252, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{733, 1}},
-	2157:/* StopServerToolsWhenMaxCost/properties/max_cost_in_dollars */ {name: ref{97298, 57}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2158:/* StopServerToolsWhenMaxCost/properties/type */ {name: ref{97355, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{734, 1}},
-	2159:/* StopServerToolsWhenMaxTokensUsed/properties/max_tokens */ {name: ref{97397, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2160:/* StopServerToolsWhenMaxTokensUsed/properties/type */ {name: ref{97451, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{735, 1}},
-	2161:/* StopServerToolsWhenStepCountIs/properties/step_count */ {name: ref{97499, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2162:/* StopServerToolsWhenStepCountIs/properties/type */ {name: ref{97551, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{736, 1}},
-	2163:/* StoredPromptTemplate/properties/id */ {name: ref{97597, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2164:/* StoredPromptTemplate/properties/variables */ {name: ref{97631, 41}, kind: kindAny, mask: mAll},
-	2165:/* StreamEventsResponseCompleted/properties/response */ {name: ref{97672, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{373, 2}},
-	2166:/* StreamEventsResponseCompleted/properties/response/anyOf/1 */ {name: ref{97721, 57}, kind: kindScalar, mask: mNull},
-	2167:/* StreamEventsResponseFailed/properties/response */ {name: ref{97778, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{375, 2}},
-	2168:/* StreamEventsResponseFailed/properties/response/anyOf/1 */ {name: ref{97824, 54}, kind: kindScalar, mask: mNull},
-	2169:/* StreamEventsResponseIncomplete/properties/response */ {name: ref{97878, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{377, 2}},
-	2170:/* StreamEventsResponseIncomplete/properties/response/anyOf/1 */ {name: ref{97928, 58}, kind: kindScalar, mask: mNull},
-	2171:/* StreamEventsResponseOutputItemAdded/properties/item */ {name: ref{97986, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{379, 2}},
-	2172:/* StreamEventsResponseOutputItemAdded/properties/item/anyOf/1 */ {name: ref{98037, 59}, kind: kindScalar, mask: mNull},
-	2173:/* StreamEventsResponseOutputItemDone/properties/item */ {name: ref{98096, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{381, 2}},
-	2174:/* StreamEventsResponseOutputItemDone/properties/item/anyOf/1 */ {name: ref{98146, 58}, kind: kindScalar, mask: mNull},
-	2175:/* StreamLogprob/properties/top_logprobs */ {name: ref{98204, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 410},
-	2176:/* SubagentNestedTool/properties/parameters */ {name: ref{98241, 40}, kind: kindAny, mask: mAll},
-	2177:/* SubagentNestedTool/properties/type */ {name: ref{98281, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2178:/* SubagentReasoning/properties/effort */ {name: ref{98315, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{737, 7}},
-	2179:/* SubagentReasoning/properties/max_tokens */ {name: ref{98350, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2180:/* SubagentServerToolConfig/properties/inherit_functions */ {name: ref{98389, 53}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2181:/* SubagentServerToolConfig/properties/inherited_function_names */ {name: ref{98442, 60}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2182},
-	2182:/* SubagentServerToolConfig/properties/inherited_function_names/items */ {name: ref{98502, 66}, kind: kindScalar, mask: mString},
-	2183:/* SubagentServerToolConfig/properties/instructions */ {name: ref{98568, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2184:/* SubagentServerToolConfig/properties/max_completion_tokens */ {name: ref{98616, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2185:/* SubagentServerToolConfig/properties/max_tool_calls */ {name: ref{98673, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2186:/* SubagentServerToolConfig/properties/model */ {name: ref{98723, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2187:/* SubagentServerToolConfig/properties/name */ {name: ref{98764, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2188:/* SubagentServerToolConfig/properties/reasoning */ {name: ref{98804, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{383, 2}},
-	2189:/* SubagentServerToolConfig/properties/reasoning/anyOf/1 */ {name: ref{98849, 53}, kind: kindScalar, mask: mNull},
-	2190:/* SubagentServerToolConfig/properties/temperature */ {name: ref{98902, 47}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2191:/* SubagentServerToolConfig/properties/tools */ {name: ref{98949, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 411},
-	2192:/* SubagentServerTool_OpenRouter/properties/parameters */ {name: ref{98990, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{385, 2}},
-	2193:/* SubagentServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{99041, 59}, kind: kindScalar, mask: mNull},
-	2194:/* SubagentServerTool_OpenRouter/properties/type */ {name: ref{99100, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{744, 1}},
-	2195:/* TextConfig/properties/format */ {name: ref{99145, 28}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{387, 2}},
-	2196:/* TextConfig/properties/format/anyOf/1 */ {name: ref{99173, 36}, kind: kindScalar, mask: mNull},
-	2197:/* TextConfig/properties/verbosity */ {name: ref{99209, 31}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{745, 3}},
-	2198:/* TextDeltaEvent/properties/logprobs */ {name: ref{99240, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
-	2199:/* TextDoneEvent/properties/logprobs */ {name: ref{99274, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
-	2200:/* TextExtendedConfig/properties/format */ {name: ref{99307, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{389, 2}},
-	2201:/* TextExtendedConfig/properties/format/anyOf/1 */ {name: ref{99343, 44}, kind: kindScalar, mask: mNull},
-	2202:/* TextExtendedConfig/properties/verbosity */ {name: ref{99387, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{748, 5}},
-	2203:/* TooManyRequestsResponse/properties/error */ {name: ref{99426, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{391, 2}},
-	2204:/* TooManyRequestsResponse/properties/error/anyOf/1 */ {name: ref{99466, 48}, kind: kindScalar, mask: mNull},
-	2205:/* TooManyRequestsResponse/properties/openrouter_metadata */ {name: ref{99514, 54}, kind: kindAny, mask: mAll},
-	2206:/* TooManyRequestsResponse/properties/user_id */ {name: ref{99568, 42}, kind: kindScalar, mask: mNull | mString},
-	2207:/* TooManyRequestsResponseErrorData/properties/code */ {name: ref{99610, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2208:/* TooManyRequestsResponseErrorData/properties/message */ {name: ref{99658, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2209:/* TooManyRequestsResponseErrorData/properties/metadata */ {name: ref{99709, 52}, kind: kindAny, mask: mAll},
-	2210:/* ToolChoiceAllowed/properties/mode */ {name: ref{99761, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{753, 2}},
-	2211:/* ToolChoiceAllowed/properties/tools */ {name: ref{99794, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2212},
-	2212:/* ToolChoiceAllowed/properties/tools/items */ {name: ref{99828, 40}, kind: kindAny, mask: mAll},
-	2213:/* ToolChoiceAllowed/properties/type */ {name: ref{99868, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{755, 1}},
-	2214:/* ToolSearchServerTool/properties/parameters */ {name: ref{99901, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{393, 2}},
-	2215:/* ToolSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{99943, 50}, kind: kindScalar, mask: mNull},
-	2216:/* ToolSearchServerTool/properties/type */ {name: ref{99993, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{756, 1}},
-	2217:/* ToolSearchServerToolConfig/properties/max_results */ {name: ref{100029, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2218:/* TraceConfig/properties/generation_name */ {name: ref{100078, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2219:/* TraceConfig/properties/parent_span_id */ {name: ref{100116, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2220:/* TraceConfig/properties/span_name */ {name: ref{100153, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2221:/* TraceConfig/properties/trace_id */ {name: ref{100185, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2222:/* TraceConfig/properties/trace_name */ {name: ref{100216, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2223:/* URLCitation/properties/content */ {name: ref{100249, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2224:/* URLCitation/properties/end_index */ {name: ref{100279, 32}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2225:/* URLCitation/properties/start_index */ {name: ref{100311, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2226:/* URLCitation/properties/title */ {name: ref{100345, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2227:/* URLCitation/properties/type */ {name: ref{100373, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{757, 1}},
-	2228:/* URLCitation/properties/url */ {name: ref{100400, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2229:/* UnauthorizedResponse/properties/error */ {name: ref{100426, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{395, 2}},
-	2230:/* UnauthorizedResponse/properties/error/anyOf/1 */ {name: ref{100463, 45}, kind: kindScalar, mask: mNull},
-	2231:/* UnauthorizedResponse/properties/openrouter_metadata */ {name: ref{100508, 51}, kind: kindAny, mask: mAll},
-	2232:/* UnauthorizedResponse/properties/user_id */ {name: ref{100559, 39}, kind: kindScalar, mask: mNull | mString},
-	2233:/* UnauthorizedResponseErrorData/properties/code */ {name: ref{100598, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2234:/* UnauthorizedResponseErrorData/properties/message */ {name: ref{100643, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2235:/* UnauthorizedResponseErrorData/properties/metadata */ {name: ref{100691, 49}, kind: kindAny, mask: mAll},
-	2236:/* UnprocessableEntityResponse/properties/error */ {name: ref{100740, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{397, 2}},
-	2237:/* UnprocessableEntityResponse/properties/error/anyOf/1 */ {name: ref{100784, 52}, kind: kindScalar, mask: mNull},
-	2238:/* UnprocessableEntityResponse/properties/openrouter_metadata */ {name: ref{100836, 58}, kind: kindAny, mask: mAll},
-	2239:/* UnprocessableEntityResponse/properties/user_id */ {name: ref{100894, 46}, kind: kindScalar, mask: mNull | mString},
-	2240:/* UnprocessableEntityResponseErrorData/properties/code */ {name: ref{100940, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2241:/* UnprocessableEntityResponseErrorData/properties/message */ {name: ref{100992, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2242:/* UnprocessableEntityResponseErrorData/properties/metadata */ {name: ref{101047, 56}, kind: kindAny, mask: mAll},
-	2243:/* Usage/allOf/1/properties/cost */ {name: ref{101103, 29}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2244:/* Usage/allOf/1/properties/cost_details */ {name: ref{101132, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1913, 3}, nonull: true, nreq: 2},
-	2245:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_cost */ {name: ref{101228, 72}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2246:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_input_cost */ {name: ref{101300, 78}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2247:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_output_cost */ {name: ref{101378, 79}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2248:/* Usage/allOf/1/properties/is_byok */ {name: ref{101457, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2249:/* WebFetchPlugin/properties/allowed_domains */ {name: ref{101489, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2250},
-	2250:/* WebFetchPlugin/properties/allowed_domains/items */ {name: ref{101530, 47}, kind: kindScalar, mask: mString},
-	2251:/* WebFetchPlugin/properties/blocked_domains */ {name: ref{101577, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2252},
-	2252:/* WebFetchPlugin/properties/blocked_domains/items */ {name: ref{101618, 47}, kind: kindScalar, mask: mString},
-	2253:/* WebFetchPlugin/properties/id */ {name: ref{101665, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{758, 1}},
-	2254:/* WebFetchPlugin/properties/max_content_tokens */ {name: ref{101693, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2255:/* WebFetchPlugin/properties/max_uses */ {name: ref{101737, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2256:/* WebFetchServerTool/properties/parameters */ {name: ref{101771, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{399, 2}},
-	2257:/* WebFetchServerTool/properties/parameters/anyOf/1 */ {name: ref{101811, 48}, kind: kindScalar, mask: mNull},
-	2258:/* WebFetchServerTool/properties/type */ {name: ref{101859, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{759, 1}},
-	2259:/* WebFetchServerToolConfig/properties/allowed_domains */ {name: ref{101893, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2260},
-	2260:/* WebFetchServerToolConfig/properties/allowed_domains/items */ {name: ref{101944, 57}, kind: kindScalar, mask: mString},
-	2261:/* WebFetchServerToolConfig/properties/blocked_domains */ {name: ref{102001, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2262},
-	2262:/* WebFetchServerToolConfig/properties/blocked_domains/items */ {name: ref{102052, 57}, kind: kindScalar, mask: mString},
-	2263:/* WebFetchServerToolConfig/properties/engine */ {name: ref{102109, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{401, 2}},
-	2264:/* WebFetchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{102151, 50}, kind: kindScalar, mask: mNull},
-	2265:/* WebFetchServerToolConfig/properties/max_content_tokens */ {name: ref{102201, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2266:/* WebFetchServerToolConfig/properties/max_uses */ {name: ref{102255, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2267:/* WebSearchConfig/properties/allowed_domains */ {name: ref{102299, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2268},
-	2268:/* WebSearchConfig/properties/allowed_domains/items */ {name: ref{102341, 48}, kind: kindScalar, mask: mString},
-	2269:/* WebSearchConfig/properties/engine */ {name: ref{102389, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{403, 2}},
-	2270:/* WebSearchConfig/properties/engine/anyOf/1 */ {name: ref{102422, 41}, kind: kindScalar, mask: mNull},
-	2271:/* WebSearchConfig/properties/excluded_domains */ {name: ref{102463, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2272},
-	2272:/* WebSearchConfig/properties/excluded_domains/items */ {name: ref{102506, 49}, kind: kindScalar, mask: mString},
-	2273:/* WebSearchConfig/properties/max_characters */ {name: ref{102555, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2274:/* WebSearchConfig/properties/max_results */ {name: ref{102596, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2275:/* WebSearchConfig/properties/max_total_results */ {name: ref{102634, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2276:/* WebSearchConfig/properties/max_uses */ {name: ref{102678, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2277:/* WebSearchConfig/properties/mode */ {name: ref{102713, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{405, 2}},
-	2278:/* WebSearchConfig/properties/mode/anyOf/1 */ {name: ref{102744, 39}, kind: kindScalar, mask: mNull},
-	2279:/* WebSearchConfig/properties/search_context_size */ {name: ref{102783, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{407, 2}},
-	2280:/* WebSearchConfig/properties/search_context_size/anyOf/1 */ {name: ref{102829, 54}, kind: kindScalar, mask: mNull},
-	2281:/* WebSearchConfig/properties/user_location */ {name: ref{102883, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{409, 2}},
-	2282:/* WebSearchConfig/properties/user_location/anyOf/1 */ {name: ref{102923, 48}, kind: kindScalar, mask: mNull},
-	2283:/* WebSearchDomainFilter/properties/allowed_domains */ {name: ref{102971, 48}, kind: kindArray, mask: mArray | mNull, items: 2284},
-	2284:/* WebSearchDomainFilter/properties/allowed_domains/items */ {name: ref{103019, 54}, kind: kindScalar, mask: mString},
-	2285:/* WebSearchDomainFilter/properties/blocked_domains */ {name: ref{103073, 48}, kind: kindArray, mask: mArray | mNull, items: 2286},
-	2286:/* WebSearchDomainFilter/properties/blocked_domains/items */ {name: ref{103121, 54}, kind: kindScalar, mask: mString},
-	2287:/* WebSearchDomainFilter/properties/excluded_domains */ {name: ref{103175, 49}, kind: kindArray, mask: mArray | mNull, items: 2288},
-	2288:/* WebSearchDomainFilter/properties/excluded_domains/items */ {name: ref{103224, 55}, kind: kindScalar, mask: mString},
-	2289:/* WebSearchPlugin/properties/enabled */ {name: ref{103279, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2290:/* WebSearchPlugin/properties/engine */ {name: ref{103313, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{411, 2}},
-	2291:/* WebSearchPlugin/properties/engine/anyOf/1 */ {name: ref{103346, 41}, kind: kindScalar, mask: mNull},
-	2292:/* WebSearchPlugin/properties/exclude_domains */ {name: ref{103387, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2293},
-	2293:/* WebSearchPlugin/properties/exclude_domains/items */ {name: ref{103429, 48}, kind: kindScalar, mask: mString},
-	2294:/* WebSearchPlugin/properties/id */ {name: ref{103477, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{760, 1}},
-	2295:/* WebSearchPlugin/properties/include_domains */ {name: ref{103506, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2296},
-	2296:/* WebSearchPlugin/properties/include_domains/items */ {name: ref{103548, 48}, kind: kindScalar, mask: mString},
-	2297:/* WebSearchPlugin/properties/max_results */ {name: ref{103596, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2298:/* WebSearchPlugin/properties/max_uses */ {name: ref{103634, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2299:/* WebSearchPlugin/properties/mode */ {name: ref{103669, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{413, 2}},
-	2300:/* WebSearchPlugin/properties/mode/anyOf/1 */ {name: ref{103700, 39}, kind: kindScalar, mask: mNull},
-	2301:/* WebSearchPlugin/properties/search_prompt */ {name: ref{103739, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2302:/* WebSearchPlugin/properties/user_location */ {name: ref{103779, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{415, 1}},
-	2303:/* WebSearchServerTool/properties/engine */ {name: ref{103819, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{416, 2}},
-	2304:/* WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{103856, 45}, kind: kindScalar, mask: mNull},
-	2305:/* WebSearchServerTool/properties/max_results */ {name: ref{103901, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2306:/* WebSearchServerTool/properties/max_uses */ {name: ref{103943, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2307:/* WebSearchServerTool/properties/mode */ {name: ref{103982, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{418, 2}},
-	2308:/* WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{104017, 43}, kind: kindScalar, mask: mNull},
-	2309:/* WebSearchServerTool/properties/search_context_size */ {name: ref{104060, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{420, 2}},
-	2310:/* WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{104110, 58}, kind: kindScalar, mask: mNull},
-	2311:/* WebSearchServerTool/properties/type */ {name: ref{104168, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{761, 1}},
-	2312:/* WebSearchServerToolConfig/properties/allowed_domains */ {name: ref{104203, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2313},
-	2313:/* WebSearchServerToolConfig/properties/allowed_domains/items */ {name: ref{104255, 58}, kind: kindScalar, mask: mString},
-	2314:/* WebSearchServerToolConfig/properties/engine */ {name: ref{104313, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{422, 2}},
-	2315:/* WebSearchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{104356, 51}, kind: kindScalar, mask: mNull},
-	2316:/* WebSearchServerToolConfig/properties/excluded_domains */ {name: ref{104407, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2317},
-	2317:/* WebSearchServerToolConfig/properties/excluded_domains/items */ {name: ref{104460, 59}, kind: kindScalar, mask: mString},
-	2318:/* WebSearchServerToolConfig/properties/max_characters */ {name: ref{104519, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2319:/* WebSearchServerToolConfig/properties/max_results */ {name: ref{104570, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2320:/* WebSearchServerToolConfig/properties/max_total_results */ {name: ref{104618, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2321:/* WebSearchServerToolConfig/properties/max_uses */ {name: ref{104672, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2322:/* WebSearchServerToolConfig/properties/mode */ {name: ref{104717, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{424, 2}},
-	2323:/* WebSearchServerToolConfig/properties/mode/anyOf/1 */ {name: ref{104758, 49}, kind: kindScalar, mask: mNull},
-	2324:/* WebSearchServerToolConfig/properties/search_context_size */ {name: ref{104807, 56}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{426, 2}},
-	2325:/* WebSearchServerToolConfig/properties/search_context_size/anyOf/1 */ {name: ref{104863, 64}, kind: kindScalar, mask: mNull},
-	2326:/* WebSearchServerToolConfig/properties/user_location */ {name: ref{104927, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{428, 2}},
-	2327:/* WebSearchServerToolConfig/properties/user_location/anyOf/1 */ {name: ref{104977, 58}, kind: kindScalar, mask: mNull},
-	2328:/* WebSearchServerTool_OpenRouter/properties/parameters */ {name: ref{105035, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{430, 2}},
-	2329:/* WebSearchServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{105087, 60}, kind: kindScalar, mask: mNull},
-	2330:/* WebSearchServerTool_OpenRouter/properties/type */ {name: ref{105147, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{762, 1}},
-	2331:/* WebSearchSource/properties/type */ {name: ref{105193, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{763, 1}},
-	2332:/* WebSearchSource/properties/url */ {name: ref{105224, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2333:/* WebSearchUserLocation/properties/city */ {name: ref{105254, 37}, kind: kindScalar, mask: mNull | mString},
-	2334:/* WebSearchUserLocation/properties/country */ {name: ref{105291, 40}, kind: kindScalar, mask: mNull | mString},
-	2335:/* WebSearchUserLocation/properties/region */ {name: ref{105331, 39}, kind: kindScalar, mask: mNull | mString},
-	2336:/* WebSearchUserLocation/properties/timezone */ {name: ref{105370, 41}, kind: kindScalar, mask: mNull | mString},
-	2337:/* WebSearchUserLocation/properties/type */ {name: ref{105411, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{764, 1}},
-	2338:/* WebSearchUserLocationServerTool/properties/city */ {name: ref{105448, 47}, kind: kindScalar, mask: mNull | mString},
-	2339:/* WebSearchUserLocationServerTool/properties/country */ {name: ref{105495, 50}, kind: kindScalar, mask: mNull | mString},
-	2340:/* WebSearchUserLocationServerTool/properties/region */ {name: ref{105545, 49}, kind: kindScalar, mask: mNull | mString},
-	2341:/* WebSearchUserLocationServerTool/properties/timezone */ {name: ref{105594, 51}, kind: kindScalar, mask: mNull | mString},
-	2342:/* WebSearchUserLocationServerTool/properties/type */ {name: ref{105645, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{765, 1}},
+	876:/* ChatResult/properties/provider */ {name: ref{37064, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	877:/* ChatResult/properties/service_tier */ {name: ref{37094, 34}, kind: kindScalar, mask: mNull | mString},
+	878:/* ChatResult/properties/system_fingerprint */ {name: ref{37128, 40}, kind: kindScalar, mask: mNull | mString},
+	879:/* ChatResult/properties/usage */ {name: ref{37168, 27}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{101, 2}},
+	880:/* ChatResult/properties/usage/anyOf/1 */ {name: ref{37195, 35}, kind: kindScalar, mask: mNull},
+	881:/* ChatSearchModelsServerTool/properties/parameters */ {name: ref{37230, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{103, 2}},
+	882:/* ChatSearchModelsServerTool/properties/parameters/anyOf/1 */ {name: ref{37278, 56}, kind: kindScalar, mask: mNull},
+	883:/* ChatSearchModelsServerTool/properties/type */ {name: ref{37334, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{412, 1}},
+	884:/* ChatServerToolChoice/properties/type */ {name: ref{37376, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	885:/* ChatStreamChoice/properties/delta */ {name: ref{37412, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{105, 2}},
+	886:/* ChatStreamChoice/properties/delta/anyOf/1 */ {name: ref{37445, 41}, kind: kindScalar, mask: mNull},
+	887:/* ChatStreamChoice/properties/index */ {name: ref{37486, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	888:/* ChatStreamChoice/properties/native_finish_reason */ {name: ref{37519, 48}, kind: kindScalar, mask: mNull | mString},
+	889:/* ChatStreamChunk/properties/choices */ {name: ref{37567, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 93},
+	890:/* ChatStreamChunk/properties/created */ {name: ref{37601, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	891:/* ChatStreamChunk/properties/error */ {name: ref{37635, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1812, 3}, nonull: true, nreq: 2},
+	892:/* ChatStreamChunk/properties/error/properties/code */ {name: ref{37667, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	893:/* ChatStreamChunk/properties/error/properties/message */ {name: ref{37715, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	894:/* ChatStreamChunk/properties/error/properties/metadata */ {name: ref{37766, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1815, 2}, nonull: true, nreq: 1},
+	895:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type */ {name: ref{37831, 74}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{107, 2}},
+	896:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type/anyOf/1 */ {name: ref{37905, 82}, kind: kindScalar, mask: mNull},
+	897:/* ChatStreamChunk/properties/error/properties/metadata/properties/provider_code */ {name: ref{37987, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	898:/* ChatStreamChunk/properties/id */ {name: ref{38064, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	899:/* ChatStreamChunk/properties/model */ {name: ref{38093, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	900:/* ChatStreamChunk/properties/object */ {name: ref{38125, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{413, 1}},
+	901:/* ChatStreamChunk/properties/openrouter_metadata */ {name: ref{38179, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{109, 2}},
+	902:/* ChatStreamChunk/properties/openrouter_metadata/anyOf/1 */ {name: ref{38225, 54}, kind: kindScalar, mask: mNull},
+	903:/* ChatStreamChunk/properties/provider */ {name: ref{38279, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	904:/* ChatStreamChunk/properties/service_tier */ {name: ref{38314, 39}, kind: kindScalar, mask: mNull | mString},
+	905:/* ChatStreamChunk/properties/system_fingerprint */ {name: ref{38353, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	906:/* ChatStreamChunk/properties/usage */ {name: ref{38398, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{111, 2}},
+	907:/* ChatStreamChunk/properties/usage/anyOf/1 */ {name: ref{38430, 40}, kind: kindScalar, mask: mNull},
+	908:/* ChatStreamDelta/properties/annotations */ {name: ref{38470, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
+	909:/* ChatStreamDelta/properties/audio */ {name: ref{38508, 32}, kind: kindAlts, mask: mObject, alts: ref{113, 1}},
+	910:/* ChatStreamDelta/properties/content */ {name: ref{38540, 34}, kind: kindScalar, mask: mNull | mString},
+	911:/* ChatStreamDelta/properties/reasoning */ {name: ref{38574, 36}, kind: kindScalar, mask: mNull | mString},
+	912:/* ChatStreamDelta/properties/reasoning_content */ {name: ref{38610, 44}, kind: kindScalar, mask: mNull | mString},
+	913:/* ChatStreamDelta/properties/reasoning_details */ {name: ref{38654, 44}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{114, 2}},
+	914:/* ChatStreamDelta/properties/reasoning_details/anyOf/1 */ {name: ref{38698, 52}, kind: kindScalar, mask: mNull},
+	915:/* ChatStreamDelta/properties/refusal */ {name: ref{38750, 34}, kind: kindScalar, mask: mNull | mString},
+	916:/* ChatStreamDelta/properties/role */ {name: ref{38784, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{414, 1}},
+	917:/* ChatStreamDelta/properties/tool_calls */ {name: ref{38815, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 98},
+	918:/* ChatStreamOptions/properties/include_usage */ {name: ref{38852, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	919:/* ChatStreamToolCall/properties/function */ {name: ref{38894, 38}, kind: kindObject, mask: mNull | mObject, props: ref{1817, 2}, nonull: true},
+	920:/* ChatStreamToolCall/properties/function/properties/arguments */ {name: ref{38932, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	921:/* ChatStreamToolCall/properties/function/properties/name */ {name: ref{38991, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	922:/* ChatStreamToolCall/properties/id */ {name: ref{39045, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	923:/* ChatStreamToolCall/properties/index */ {name: ref{39077, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	924:/* ChatStreamToolCall/properties/type */ {name: ref{39112, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{415, 1}},
+	925:/* ChatStreamingResponse/properties/data */ {name: ref{39146, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{116, 2}},
+	926:/* ChatStreamingResponse/properties/data/anyOf/1 */ {name: ref{39183, 45}, kind: kindScalar, mask: mNull},
+	927:/* ChatSystemMessage/properties/content */ {name: ref{39228, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{118, 3}},
+	928:/* ChatSystemMessage/properties/content/anyOf/0 */ {name: ref{39264, 44}, kind: kindScalar, mask: mString},
+	929:/* ChatSystemMessage/properties/content/anyOf/1 */ {name: ref{39308, 44}, kind: kindArray, mask: mArray, items: 69},
+	930:/* ChatSystemMessage/properties/content/anyOf/2 */ {name: ref{39352, 44}, kind: kindScalar, mask: mNull},
+	931:/* ChatSystemMessage/properties/name */ {name: ref{39396, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	932:/* ChatSystemMessage/properties/role */ {name: ref{39429, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{416, 1}},
+	933:/* ChatTokenLogprob/properties/bytes */ {name: ref{39462, 33}, kind: kindArray, mask: mArray | mNull, items: 934},
+	934:/* ChatTokenLogprob/properties/bytes/items */ {name: ref{39495, 39}, kind: kindScalar, mask: mInteger},
+	935:/* ChatTokenLogprob/properties/logprob */ {name: ref{39534, 35}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	936:/* ChatTokenLogprob/properties/token */ {name: ref{39569, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	937:/* ChatTokenLogprob/properties/top_logprobs */ {name: ref{39602, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 938},
+	938:/* ChatTokenLogprob/properties/top_logprobs/items */ {name: ref{39642, 46}, kind: kindObject, mask: mObject, props: ref{1819, 3}, nreq: 3},
+	939:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{39688, 63}, kind: kindArray, mask: mArray | mNull, items: 940},
+	940:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes/items */ {name: ref{39751, 69}, kind: kindScalar, mask: mInteger},
+	941:/* ChatTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{39820, 65}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	942:/* ChatTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{39885, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	943:/* ChatTokenLogprobs/properties/content */ {name: ref{39948, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
+	944:/* ChatTokenLogprobs/properties/refusal */ {name: ref{39984, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
+	945:/* ChatToolCall/properties/function */ {name: ref{40020, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1822, 2}, nonull: true, nreq: 2},
+	946:/* ChatToolCall/properties/function/properties/arguments */ {name: ref{40052, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	947:/* ChatToolCall/properties/function/properties/name */ {name: ref{40105, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	948:/* ChatToolCall/properties/id */ {name: ref{40153, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	949:/* ChatToolCall/properties/index */ {name: ref{40179, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	950:/* ChatToolCall/properties/type */ {name: ref{40208, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{417, 1}},
+	951:/* ChatToolChoice/oneOf/0 */ {name: ref{40236, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{418, 3}},
+	952:/* ChatToolChoice/oneOf/1 */ {name: ref{40266, 22}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{261, 1}},
+	953:/* ChatToolMessage/properties/content */ {name: ref{40288, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{121, 3}},
+	954:/* ChatToolMessage/properties/content/anyOf/0 */ {name: ref{40322, 42}, kind: kindScalar, mask: mString},
+	955:/* ChatToolMessage/properties/content/anyOf/1 */ {name: ref{40364, 42}, kind: kindArray, mask: mArray, items: 68},
+	956:/* ChatToolMessage/properties/content/anyOf/2 */ {name: ref{40406, 42}, kind: kindScalar, mask: mNull},
+	957:/* ChatToolMessage/properties/role */ {name: ref{40448, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{421, 1}},
+	958:/* ChatToolMessage/properties/tool_call_id */ {name: ref{40479, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	959:/* ChatUsage/properties/completion_tokens */ {name: ref{40518, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	960:/* ChatUsage/properties/completion_tokens_details */ {name: ref{40556, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1824, 4}},
+	961:/* ChatUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{40682, 84}, kind: kindScalar, mask: mInteger | mNull},
+	962:/* ChatUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{40766, 70}, kind: kindScalar, mask: mInteger | mNull},
+	963:/* ChatUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{40836, 74}, kind: kindScalar, mask: mInteger | mNull},
+	964:/* ChatUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{40910, 84}, kind: kindScalar, mask: mInteger | mNull},
+	965:/* ChatUsage/properties/cost */ {name: ref{40994, 25}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	966:/* ChatUsage/properties/is_byok */ {name: ref{41019, 28}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	967:/* ChatUsage/properties/prompt_tokens */ {name: ref{41047, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	968:/* ChatUsage/properties/prompt_tokens_details */ {name: ref{41081, 42}, kind: kindObject, mask: mNull | mObject, props: ref{1828, 4}},
+	969:/* ChatUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{41166, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	970:/* ChatUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{41232, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	971:/* ChatUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{41304, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	972:/* ChatUsage/properties/prompt_tokens_details/properties/video_tokens */ {name: ref{41371, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	973:/* ChatUsage/properties/total_tokens */ {name: ref{41437, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	974:/* ChatUserMessage/properties/content */ {name: ref{41470, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{124, 3}},
+	975:/* ChatUserMessage/properties/content/anyOf/0 */ {name: ref{41504, 42}, kind: kindScalar, mask: mString},
+	976:/* ChatUserMessage/properties/content/anyOf/1 */ {name: ref{41546, 42}, kind: kindArray, mask: mArray, items: 68},
+	977:/* ChatUserMessage/properties/content/anyOf/2 */ {name: ref{41588, 42}, kind: kindScalar, mask: mNull},
+	978:/* ChatUserMessage/properties/name */ {name: ref{41630, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	979:/* ChatUserMessage/properties/role */ {name: ref{41661, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{422, 1}},
+	980:/* ChatWebSearchShorthand/properties/allowed_domains */ {name: ref{41692, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 981},
+	981:/* ChatWebSearchShorthand/properties/allowed_domains/items */ {name: ref{41741, 55}, kind: kindScalar, mask: mString},
+	982:/* ChatWebSearchShorthand/properties/engine */ {name: ref{41796, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{127, 2}},
+	983:/* ChatWebSearchShorthand/properties/engine/anyOf/1 */ {name: ref{41836, 48}, kind: kindScalar, mask: mNull},
+	984:/* ChatWebSearchShorthand/properties/excluded_domains */ {name: ref{41884, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 985},
+	985:/* ChatWebSearchShorthand/properties/excluded_domains/items */ {name: ref{41934, 56}, kind: kindScalar, mask: mString},
+	986:/* ChatWebSearchShorthand/properties/max_characters */ {name: ref{41990, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	987:/* ChatWebSearchShorthand/properties/max_results */ {name: ref{42038, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	988:/* ChatWebSearchShorthand/properties/max_total_results */ {name: ref{42083, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	989:/* ChatWebSearchShorthand/properties/max_uses */ {name: ref{42134, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	990:/* ChatWebSearchShorthand/properties/mode */ {name: ref{42176, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{129, 2}},
+	991:/* ChatWebSearchShorthand/properties/mode/anyOf/1 */ {name: ref{42214, 46}, kind: kindScalar, mask: mNull},
+	992:/* ChatWebSearchShorthand/properties/parameters */ {name: ref{42260, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{131, 2}},
+	993:/* ChatWebSearchShorthand/properties/parameters/anyOf/1 */ {name: ref{42304, 52}, kind: kindScalar, mask: mNull},
+	994:/* ChatWebSearchShorthand/properties/search_context_size */ {name: ref{42356, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{133, 2}},
+	995:/* ChatWebSearchShorthand/properties/search_context_size/anyOf/1 */ {name: ref{42409, 61}, kind: kindScalar, mask: mNull},
+	996:/* ChatWebSearchShorthand/properties/type */ {name: ref{42470, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{423, 4}},
+	997:/* ChatWebSearchShorthand/properties/user_location */ {name: ref{42508, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{135, 2}},
+	998:/* ChatWebSearchShorthand/properties/user_location/anyOf/1 */ {name: ref{42555, 55}, kind: kindScalar, mask: mNull},
+	999:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/delta */ {name: ref{42610, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1000:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/item_id */ {name: ref{42670, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1001:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/output_index */ {name: ref{42732, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1002:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/sequence_number */ {name: ref{42799, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1003:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/type */ {name: ref{42869, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{427, 1}},
+	1004:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/code */ {name: ref{42928, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1005:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/item_id */ {name: ref{42986, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1006:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/output_index */ {name: ref{43047, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1007:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/sequence_number */ {name: ref{43113, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1008:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/type */ {name: ref{43182, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{428, 1}},
+	1009:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/item_id */ {name: ref{43240, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1010:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/output_index */ {name: ref{43302, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1011:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/sequence_number */ {name: ref{43369, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1012:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/type */ {name: ref{43439, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{429, 1}},
+	1013:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/item_id */ {name: ref{43498, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1014:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/output_index */ {name: ref{43561, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1015:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/sequence_number */ {name: ref{43629, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1016:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/type */ {name: ref{43700, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{430, 1}},
+	1017:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/item_id */ {name: ref{43760, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1018:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/output_index */ {name: ref{43825, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1019:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/sequence_number */ {name: ref{43895, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1020:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/type */ {name: ref{43968, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{431, 1}},
+	1021:/* OutputItemCodeInterpreterCall/properties/code */ {name: ref{44030, 45}, kind: kindScalar, mask: mNull | mString},
+	1022:/* OutputItemCodeInterpreterCall/properties/container_id */ {name: ref{44075, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1023:/* OutputItemCodeInterpreterCall/properties/id */ {name: ref{44128, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1024:/* OutputItemCodeInterpreterCall/properties/outputs */ {name: ref{44171, 48}, kind: kindArray, mask: mArray | mNull, items: 1025},
+	1025:/* OutputItemCodeInterpreterCall/properties/outputs/items */ {name: ref{44219, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{262, 3}},
+	1026:/* OutputItemCodeInterpreterCall/properties/status */ {name: ref{44273, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{432, 5}},
+	1027:/* OutputItemCodeInterpreterCall/properties/type */ {name: ref{44332, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{437, 1}},
+	1028:/* CodeInterpreterFileOutput/properties/download_url */ {name: ref{44377, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1029:/* CodeInterpreterFileOutput/properties/error_code */ {name: ref{44426, 47}, kind: kindScalar, mask: mNull | mString},
+	1030:/* CodeInterpreterFileOutput/properties/expires_at */ {name: ref{44473, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1031:/* CodeInterpreterFileOutput/properties/filename */ {name: ref{44520, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1032:/* CodeInterpreterFileOutput/properties/id */ {name: ref{44565, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1033:/* CodeInterpreterFileOutput/properties/media_type */ {name: ref{44604, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1034:/* CodeInterpreterFileOutput/properties/sha256 */ {name: ref{44651, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1035:/* CodeInterpreterFileOutput/properties/size_bytes */ {name: ref{44694, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1036:/* CodeInterpreterFileOutput/properties/status */ {name: ref{44741, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1037:/* CodeInterpreterFileOutput/properties/type */ {name: ref{44784, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{438, 1}},
+	1038:/* CodeInterpreterImageOutput/properties/type */ {name: ref{44825, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{439, 1}},
+	1039:/* CodeInterpreterImageOutput/properties/url */ {name: ref{44867, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1040:/* CodeInterpreterLogsOutput/properties/logs */ {name: ref{44908, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1041:/* CodeInterpreterLogsOutput/properties/type */ {name: ref{44949, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{440, 1}},
+	1042:/* CodeInterpreterServerTool/properties/container */ {name: ref{44990, 46}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{137, 3}},
+	1043:/* CodeInterpreterServerTool/properties/container/anyOf/0 */ {name: ref{45036, 54}, kind: kindScalar, mask: mString},
+	1044:/* CodeInterpreterServerTool/properties/container/anyOf/1 */ {name: ref{45090, 54}, kind: kindObject, mask: mObject, props: ref{1832, 3}, nreq: 1},
+	1045:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids */ {name: ref{45164, 74}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1046},
+	1046:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids/items */ {name: ref{45238, 80}, kind: kindScalar, mask: mString},
+	1047:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/memory_limit */ {name: ref{45318, 78}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{441, 4}},
+	1048:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/type */ {name: ref{45406, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{445, 1}},
+	1049:/* CodeInterpreterServerTool/properties/container/anyOf/2 */ {name: ref{45476, 54}, kind: kindScalar, mask: mNull},
+	1050:/* CodeInterpreterServerTool/properties/type */ {name: ref{45530, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{446, 1}},
+	1051:/* CodexLocalShellTool/properties/type */ {name: ref{45571, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{447, 1}},
+	1052:/* CompactionItem/properties/encrypted_content */ {name: ref{45606, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1053:/* CompactionItem/properties/id */ {name: ref{45649, 28}, kind: kindScalar, mask: mNull | mString},
+	1054:/* CompactionItem/properties/type */ {name: ref{45677, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{448, 1}},
+	1055:/* CompletedEvent/properties/response */ {name: ref{45707, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{140, 2}},
+	1056:/* CompletedEvent/properties/response/anyOf/1 */ {name: ref{45741, 42}, kind: kindScalar, mask: mNull},
+	1057:/* CompletedEvent/properties/sequence_number */ {name: ref{45783, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1058:/* CompletedEvent/properties/type */ {name: ref{45824, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{449, 1}},
+	1059:/* CompoundFilter/properties/filters */ {name: ref{45854, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1060},
+	1060:/* CompoundFilter/properties/filters/items */ {name: ref{45887, 39}, kind: kindAny, mask: mAll},
+	1061:/* CompoundFilter/properties/type */ {name: ref{45926, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{450, 2}},
+	1062:/* ComputerUseServerTool/properties/display_height */ {name: ref{45961, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1063:/* ComputerUseServerTool/properties/display_width */ {name: ref{46008, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1064:/* ComputerUseServerTool/properties/environment */ {name: ref{46054, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{452, 5}},
+	1065:/* ComputerUseServerTool/properties/type */ {name: ref{46126, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{457, 1}},
+	1066:/* ContainerAutoEnvironment/properties/type */ {name: ref{46163, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{458, 1}},
+	1067:/* ContainerReferenceEnvironment/properties/container_id */ {name: ref{46203, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1068:/* ContainerReferenceEnvironment/properties/type */ {name: ref{46256, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{459, 1}},
+	1069:/* ContentPartAddedEvent/properties/part */ {name: ref{46301, 37}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{265, 3}},
+	1070:/* ContentPartDoneEvent/properties/part */ {name: ref{46352, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{268, 3}},
+	1071:/* ContextCompactionItem/properties/encrypted_content */ {name: ref{46388, 50}, kind: kindScalar, mask: mNull | mString},
+	1072:/* ContextCompactionItem/properties/id */ {name: ref{46438, 35}, kind: kindScalar, mask: mNull | mString},
+	1073:/* ContextCompactionItem/properties/type */ {name: ref{46473, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{460, 1}},
+	1074:/* ContextCompressionPlugin/properties/enabled */ {name: ref{46510, 43}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1075:/* ContextCompressionPlugin/properties/engine */ {name: ref{46553, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{142, 2}},
+	1076:/* ContextCompressionPlugin/properties/engine/anyOf/1 */ {name: ref{46595, 50}, kind: kindScalar, mask: mNull},
+	1077:/* ContextCompressionPlugin/properties/id */ {name: ref{46645, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{461, 1}},
+	1078:/* CostDetails/properties/upstream_inference_completions_cost */ {name: ref{46683, 58}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1079:/* CostDetails/properties/upstream_inference_cost */ {name: ref{46741, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1080:/* CostDetails/properties/upstream_inference_prompt_cost */ {name: ref{46787, 53}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1081:/* CreatedEvent/properties/response */ {name: ref{46840, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{144, 2}},
+	1082:/* CreatedEvent/properties/response/anyOf/1 */ {name: ref{46872, 40}, kind: kindScalar, mask: mNull},
+	1083:/* CreatedEvent/properties/sequence_number */ {name: ref{46912, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1084:/* CreatedEvent/properties/type */ {name: ref{46951, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{462, 1}},
+	1085:/* CustomTool/properties/description */ {name: ref{46979, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1086:/* CustomTool/properties/format */ {name: ref{47012, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{271, 2}},
+	1087:/* CustomTool/properties/name */ {name: ref{47040, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1088:/* CustomTool/properties/type */ {name: ref{47066, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{463, 1}},
+	1089:/* OpenAIResponseCustomToolCall/properties/call_id */ {name: ref{47092, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1090:/* OpenAIResponseCustomToolCall/properties/id */ {name: ref{47139, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1091:/* OpenAIResponseCustomToolCall/properties/input */ {name: ref{47181, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1092:/* OpenAIResponseCustomToolCall/properties/name */ {name: ref{47226, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1093:/* OpenAIResponseCustomToolCall/properties/namespace */ {name: ref{47270, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1094:/* OpenAIResponseCustomToolCall/properties/type */ {name: ref{47319, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{464, 1}},
+	1095:/* CustomToolCallItem/allOf/1/properties/status */ {name: ref{47363, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{146, 2}},
+	1096:/* CustomToolCallItem/allOf/1/properties/status/anyOf/1 */ {name: ref{47407, 52}, kind: kindScalar, mask: mNull},
+	1097:/* CustomToolCallOutputItem/properties/call_id */ {name: ref{47459, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1098:/* CustomToolCallOutputItem/properties/id */ {name: ref{47502, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1099:/* CustomToolCallOutputItem/properties/output */ {name: ref{47540, 42}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{148, 3}},
+	1100:/* CustomToolCallOutputItem/properties/output/anyOf/0 */ {name: ref{47582, 50}, kind: kindScalar, mask: mString},
+	1101:/* CustomToolCallOutputItem/properties/output/anyOf/1 */ {name: ref{47632, 50}, kind: kindArray, mask: mArray, items: 1102},
+	1102:/* CustomToolCallOutputItem/properties/output/anyOf/1/items */ {name: ref{47682, 56}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{273, 3}},
+	1103:/* CustomToolCallOutputItem/properties/output/anyOf/2 */ {name: ref{47738, 50}, kind: kindScalar, mask: mNull},
+	1104:/* CustomToolCallOutputItem/properties/type */ {name: ref{47788, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{465, 1}},
+	1105:/* CustomToolFormatGrammar/properties/definition */ {name: ref{47828, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1106:/* CustomToolFormatGrammar/properties/syntax */ {name: ref{47873, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{466, 2}},
+	1107:/* CustomToolFormatGrammar/properties/type */ {name: ref{47923, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{468, 1}},
+	1108:/* CustomToolFormatText/properties/type */ {name: ref{47962, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{469, 1}},
+	1109:/* DatetimeServerTool/properties/parameters */ {name: ref{47998, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{151, 2}},
+	1110:/* DatetimeServerTool/properties/parameters/anyOf/1 */ {name: ref{48038, 48}, kind: kindScalar, mask: mNull},
+	1111:/* DatetimeServerTool/properties/type */ {name: ref{48086, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{470, 1}},
+	1112:/* DatetimeServerToolConfig/properties/timezone */ {name: ref{48120, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1113:/* DebugEvent/properties/debug */ {name: ref{48164, 27}, kind: kindObject, mask: mNull | mObject, props: ref{1835, 2}, nonull: true},
+	1114:/* DebugEvent/properties/debug/properties/echo_upstream_body */ {name: ref{48198, 57}, kind: kindAny, mask: mAll},
+	1115:/* DebugEvent/properties/debug/properties/timings */ {name: ref{48255, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1837, 3}, nonull: true, nreq: 3},
+	1116:/* DebugEvent/properties/debug/properties/timings/properties/epoch_ms */ {name: ref{48322, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1117:/* DebugEvent/properties/debug/properties/timings/properties/event */ {name: ref{48388, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{471, 4}},
+	1118:/* DebugEvent/properties/debug/properties/timings/properties/start_ms */ {name: ref{48530, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1119:/* DebugEvent/properties/sequence_number */ {name: ref{48596, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1120:/* DebugEvent/properties/type */ {name: ref{48633, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{475, 1}},
+	1121:/* EasyInputMessage/properties/content */ {name: ref{48659, 35}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{153, 3}},
+	1122:/* EasyInputMessage/properties/content/anyOf/0 */ {name: ref{48694, 43}, kind: kindArray, mask: mArray, items: 1123},
+	1123:/* EasyInputMessage/properties/content/anyOf/0/items */ {name: ref{48737, 49}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{276, 5}},
+	1124:/* EasyInputMessage/properties/content/anyOf/1 */ {name: ref{48786, 43}, kind: kindScalar, mask: mString},
+	1125:/* EasyInputMessage/properties/content/anyOf/2 */ {name: ref{48829, 43}, kind: kindScalar, mask: mNull},
+	1126:/* EasyInputMessage/properties/phase */ {name: ref{48872, 33}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{476, 2}},
+	1127:/* EasyInputMessage/properties/role */ {name: ref{48905, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{478, 4}},
+	1128:/* EasyInputMessage/properties/type */ {name: ref{48937, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{482, 1}},
+	1129:/* EdgeNetworkTimeoutResponse/properties/error */ {name: ref{48969, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{156, 2}},
+	1130:/* EdgeNetworkTimeoutResponse/properties/error/anyOf/1 */ {name: ref{49012, 51}, kind: kindScalar, mask: mNull},
+	1131:/* EdgeNetworkTimeoutResponse/properties/openrouter_metadata */ {name: ref{49063, 57}, kind: kindAny, mask: mAll},
+	1132:/* EdgeNetworkTimeoutResponse/properties/user_id */ {name: ref{49120, 45}, kind: kindScalar, mask: mNull | mString},
+	1133:/* EdgeNetworkTimeoutResponseErrorData/properties/code */ {name: ref{49165, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1134:/* EdgeNetworkTimeoutResponseErrorData/properties/message */ {name: ref{49216, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1135:/* EdgeNetworkTimeoutResponseErrorData/properties/metadata */ {name: ref{49270, 55}, kind: kindAny, mask: mAll},
+	1136:/* EndpointInfo/properties/model */ {name: ref{49325, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1137:/* EndpointInfo/properties/provider */ {name: ref{49354, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1138:/* EndpointInfo/properties/selected */ {name: ref{49386, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1139:/* EndpointsMetadata/properties/available */ {name: ref{49418, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 149},
+	1140:/* EndpointsMetadata/properties/total */ {name: ref{49456, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1141:/* FailedEvent/properties/response */ {name: ref{49490, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{158, 2}},
+	1142:/* FailedEvent/properties/response/anyOf/1 */ {name: ref{49521, 39}, kind: kindScalar, mask: mNull},
+	1143:/* FailedEvent/properties/sequence_number */ {name: ref{49560, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1144:/* FailedEvent/properties/type */ {name: ref{49598, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{483, 1}},
+	1145:/* FileCitation/properties/file_id */ {name: ref{49625, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1146:/* FileCitation/properties/filename */ {name: ref{49656, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1147:/* FileCitation/properties/index */ {name: ref{49688, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1148:/* FileCitation/properties/type */ {name: ref{49717, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{484, 1}},
+	1149:/* FileParserPlugin/properties/enabled */ {name: ref{49745, 35}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1150:/* FileParserPlugin/properties/id */ {name: ref{49780, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{485, 1}},
+	1151:/* FileParserPlugin/properties/pdf */ {name: ref{49810, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{160, 2}},
+	1152:/* FileParserPlugin/properties/pdf/anyOf/1 */ {name: ref{49841, 39}, kind: kindScalar, mask: mNull},
+	1153:/* FilePath/properties/file_id */ {name: ref{49880, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1154:/* FilePath/properties/index */ {name: ref{49907, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1155:/* FilePath/properties/type */ {name: ref{49932, 24}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{486, 1}},
+	1156:/* FileSearchServerTool/properties/filters */ {name: ref{49956, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{162, 2}},
+	1157:/* FileSearchServerTool/properties/filters/oneOf/0 */ {name: ref{49995, 47}, kind: kindScalar, mask: mNull},
+	1158:/* FileSearchServerTool/properties/filters/oneOf/1 */ {name: ref{50042, 47}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{281, 8}},
+	1159:/* FileSearchServerTool/properties/max_num_results */ {name: ref{50103, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1160:/* FileSearchServerTool/properties/ranking_options */ {name: ref{50150, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1840, 2}, nonull: true},
+	1161:/* FileSearchServerTool/properties/ranking_options/properties/ranker */ {name: ref{50218, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{487, 2}},
+	1162:/* FileSearchServerTool/properties/ranking_options/properties/score_threshold */ {name: ref{50301, 74}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1163:/* FileSearchServerTool/properties/type */ {name: ref{50375, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{489, 1}},
+	1164:/* FileSearchServerTool/properties/vector_store_ids */ {name: ref{50411, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1165},
+	1165:/* FileSearchServerTool/properties/vector_store_ids/items */ {name: ref{50459, 54}, kind: kindScalar, mask: mString},
+	1166:/* FileSearchServerToolFiltersEq/properties/key */ {name: ref{50513, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1167:/* FileSearchServerToolFiltersEq/properties/type */ {name: ref{50557, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{490, 6}},
+	1168:/* FileSearchServerToolFiltersEq/properties/value */ {name: ref{50602, 46}, kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: ref{164, 5}},
+	1169:/* FileSearchServerToolFiltersEq/properties/value/anyOf/0 */ {name: ref{50648, 54}, kind: kindScalar, mask: mString},
+	1170:/* FileSearchServerToolFiltersEq/properties/value/anyOf/1 */ {name: ref{50702, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	1171:/* FileSearchServerToolFiltersEq/properties/value/anyOf/2 */ {name: ref{50756, 54}, kind: kindScalar, mask: mBool},
+	1172:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3 */ {name: ref{50810, 54}, kind: kindArray, mask: mArray, items: 1173},
+	1173:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items */ {name: ref{50864, 60}, kind: kindAlts, mask: mInteger | mNumber | mString, alts: ref{169, 2}},
+	1174:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/0 */ {name: ref{50924, 68}, kind: kindScalar, mask: mString},
+	1175:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/1 */ {name: ref{50992, 68}, kind: kindScalar, mask: mInteger | mNumber},
+	1176:/* FileSearchServerToolFiltersEq/properties/value/anyOf/4 */ {name: ref{51060, 54}, kind: kindScalar, mask: mNull},
+	1177:/* FilesServerTool/properties/parameters */ {name: ref{51114, 37}, kind: kindAny, mask: mAll},
+	1178:/* FilesServerTool/properties/type */ {name: ref{51151, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{496, 1}},
+	1179:/* ForbiddenResponse/properties/error */ {name: ref{51182, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{171, 2}},
+	1180:/* ForbiddenResponse/properties/error/anyOf/1 */ {name: ref{51216, 42}, kind: kindScalar, mask: mNull},
+	1181:/* ForbiddenResponse/properties/openrouter_metadata */ {name: ref{51258, 48}, kind: kindAny, mask: mAll},
+	1182:/* ForbiddenResponse/properties/user_id */ {name: ref{51306, 36}, kind: kindScalar, mask: mNull | mString},
+	1183:/* ForbiddenResponseErrorData/properties/code */ {name: ref{51342, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1184:/* ForbiddenResponseErrorData/properties/message */ {name: ref{51384, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1185:/* ForbiddenResponseErrorData/properties/metadata */ {name: ref{51429, 46}, kind: kindAny, mask: mAll},
+	1186:/* FormatJsonObjectConfig/properties/type */ {name: ref{51475, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{497, 1}},
+	1187:/* FormatJsonSchemaConfig/properties/description */ {name: ref{51513, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1188:/* FormatJsonSchemaConfig/properties/name */ {name: ref{51558, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1189:/* FormatJsonSchemaConfig/properties/schema */ {name: ref{51596, 40}, kind: kindAny, mask: mAll},
+	1190:/* FormatJsonSchemaConfig/properties/strict */ {name: ref{51636, 40}, kind: kindScalar, mask: mBool | mNull},
+	1191:/* FormatJsonSchemaConfig/properties/type */ {name: ref{51676, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{498, 1}},
+	1192:/* FormatTextConfig/properties/type */ {name: ref{51714, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{499, 1}},
+	1193:/* OpenAIResponseFunctionToolCall/properties/arguments */ {name: ref{51746, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1194:/* OpenAIResponseFunctionToolCall/properties/call_id */ {name: ref{51797, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1195:/* OpenAIResponseFunctionToolCall/properties/id */ {name: ref{51846, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1196:/* OpenAIResponseFunctionToolCall/properties/name */ {name: ref{51890, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1197:/* OpenAIResponseFunctionToolCall/properties/namespace */ {name: ref{51936, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1198:/* OpenAIResponseFunctionToolCall/properties/status */ {name: ref{51987, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{173, 2}},
+	1199:/* OpenAIResponseFunctionToolCall/properties/status/anyOf/1 */ {name: ref{52035, 56}, kind: kindScalar, mask: mNull},
+	1200:/* OpenAIResponseFunctionToolCall/properties/subagent_id */ {name: ref{52091, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1201:/* OpenAIResponseFunctionToolCall/properties/subagent_items */ {name: ref{52144, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1202},
+	1202:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items */ {name: ref{52200, 62}, kind: kindObject, mask: mObject, props: ref{1842, 1}, open: true, nreq: 1},
+	1203:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items/properties/type */ {name: ref{52262, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1204:/* OpenAIResponseFunctionToolCall/properties/type */ {name: ref{52340, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{500, 1}},
+	1205:/* FunctionCallOutputItem/properties/call_id */ {name: ref{52386, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1206:/* FunctionCallOutputItem/properties/id */ {name: ref{52427, 36}, kind: kindScalar, mask: mNull | mString},
+	1207:/* FunctionCallOutputItem/properties/output */ {name: ref{52463, 40}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{175, 3}},
+	1208:/* FunctionCallOutputItem/properties/output/anyOf/0 */ {name: ref{52503, 48}, kind: kindScalar, mask: mString},
+	1209:/* FunctionCallOutputItem/properties/output/anyOf/1 */ {name: ref{52551, 48}, kind: kindArray, mask: mArray, items: 1210},
+	1210:/* FunctionCallOutputItem/properties/output/anyOf/1/items */ {name: ref{52599, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{289, 3}},
+	1211:/* FunctionCallOutputItem/properties/output/anyOf/2 */ {name: ref{52653, 48}, kind: kindScalar, mask: mNull},
+	1212:/* FunctionCallOutputItem/properties/status */ {name: ref{52701, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{178, 2}},
+	1213:/* FunctionCallOutputItem/properties/status/anyOf/1 */ {name: ref{52741, 48}, kind: kindScalar, mask: mNull},
+	1214:/* FunctionCallOutputItem/properties/type */ {name: ref{52789, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{501, 1}},
+	1215:/* FusionAnalysisResult/properties/blind_spots */ {name: ref{52827, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1216},
+	1216:/* FusionAnalysisResult/properties/blind_spots/items */ {name: ref{52870, 49}, kind: kindScalar, mask: mString},
+	1217:/* FusionAnalysisResult/properties/consensus */ {name: ref{52919, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1218},
+	1218:/* FusionAnalysisResult/properties/consensus/items */ {name: ref{52960, 47}, kind: kindScalar, mask: mString},
+	1219:/* FusionAnalysisResult/properties/contradictions */ {name: ref{53007, 46}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1220},
+	1220:/* FusionAnalysisResult/properties/contradictions/items */ {name: ref{53053, 52}, kind: kindObject, mask: mObject, props: ref{1843, 2}, nreq: 2},
+	1221:/* FusionAnalysisResult/properties/contradictions/items/properties/stances */ {name: ref{53117, 71}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1222},
+	1222:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items */ {name: ref{53188, 77}, kind: kindObject, mask: mObject, props: ref{1845, 2}, nreq: 2},
+	1223:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/model */ {name: ref{53271, 94}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1224:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/stance */ {name: ref{53365, 95}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1225:/* FusionAnalysisResult/properties/contradictions/items/properties/topic */ {name: ref{53460, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1226:/* FusionAnalysisResult/properties/partial_coverage */ {name: ref{53529, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1227},
+	1227:/* FusionAnalysisResult/properties/partial_coverage/items */ {name: ref{53577, 54}, kind: kindObject, mask: mObject, props: ref{1847, 2}, nreq: 2},
+	1228:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models */ {name: ref{53636, 72}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1229},
+	1229:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models/items */ {name: ref{53708, 78}, kind: kindScalar, mask: mString},
+	1230:/* FusionAnalysisResult/properties/partial_coverage/items/properties/point */ {name: ref{53786, 71}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1231:/* FusionAnalysisResult/properties/unique_insights */ {name: ref{53857, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1232},
+	1232:/* FusionAnalysisResult/properties/unique_insights/items */ {name: ref{53904, 53}, kind: kindObject, mask: mObject, props: ref{1849, 2}, nreq: 2},
+	1233:/* FusionAnalysisResult/properties/unique_insights/items/properties/insight */ {name: ref{53964, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1234:/* FusionAnalysisResult/properties/unique_insights/items/properties/model */ {name: ref{54036, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1235:/* FusionCallAnalysisCompletedEvent/properties/analysis */ {name: ref{54106, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{180, 2}},
+	1236:/* FusionCallAnalysisCompletedEvent/properties/analysis/anyOf/1 */ {name: ref{54158, 60}, kind: kindScalar, mask: mNull},
+	1237:/* FusionCallAnalysisCompletedEvent/properties/item_id */ {name: ref{54218, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1238:/* FusionCallAnalysisCompletedEvent/properties/output_index */ {name: ref{54269, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1239:/* FusionCallAnalysisCompletedEvent/properties/sequence_number */ {name: ref{54325, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1240:/* FusionCallAnalysisCompletedEvent/properties/type */ {name: ref{54384, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{502, 1}},
+	1241:/* FusionCallAnalysisInProgressEvent/properties/analyst_model */ {name: ref{54432, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1242:/* FusionCallAnalysisInProgressEvent/properties/item_id */ {name: ref{54490, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1243:/* FusionCallAnalysisInProgressEvent/properties/judge_model */ {name: ref{54542, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1244:/* FusionCallAnalysisInProgressEvent/properties/output_index */ {name: ref{54598, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1245:/* FusionCallAnalysisInProgressEvent/properties/sequence_number */ {name: ref{54655, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1246:/* FusionCallAnalysisInProgressEvent/properties/type */ {name: ref{54715, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{503, 1}},
+	1247:/* FusionCallCompletedEvent/properties/item_id */ {name: ref{54764, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1248:/* FusionCallCompletedEvent/properties/output_index */ {name: ref{54807, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1249:/* FusionCallCompletedEvent/properties/sequence_number */ {name: ref{54855, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1250:/* FusionCallCompletedEvent/properties/type */ {name: ref{54906, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{504, 1}},
+	1251:/* FusionCallInProgressEvent/properties/item_id */ {name: ref{54946, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1252:/* FusionCallInProgressEvent/properties/output_index */ {name: ref{54990, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1253:/* FusionCallInProgressEvent/properties/sequence_number */ {name: ref{55039, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1254:/* FusionCallInProgressEvent/properties/type */ {name: ref{55091, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{505, 1}},
+	1255:/* FusionCallPanelAddedEvent/properties/item_id */ {name: ref{55132, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1256:/* FusionCallPanelAddedEvent/properties/model */ {name: ref{55176, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1257:/* FusionCallPanelAddedEvent/properties/output_index */ {name: ref{55218, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1258:/* FusionCallPanelAddedEvent/properties/sequence_number */ {name: ref{55267, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1259:/* FusionCallPanelAddedEvent/properties/type */ {name: ref{55319, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{506, 1}},
+	1260:/* FusionCallPanelCompletedEvent/properties/content */ {name: ref{55360, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1261:/* FusionCallPanelCompletedEvent/properties/item_id */ {name: ref{55408, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1262:/* FusionCallPanelCompletedEvent/properties/model */ {name: ref{55456, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1263:/* FusionCallPanelCompletedEvent/properties/output_index */ {name: ref{55502, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1264:/* FusionCallPanelCompletedEvent/properties/sequence_number */ {name: ref{55555, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1265:/* FusionCallPanelCompletedEvent/properties/type */ {name: ref{55611, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{507, 1}},
+	1266:/* FusionCallPanelDeltaEvent/properties/delta */ {name: ref{55656, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1267:/* FusionCallPanelDeltaEvent/properties/item_id */ {name: ref{55698, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1268:/* FusionCallPanelDeltaEvent/properties/model */ {name: ref{55742, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1269:/* FusionCallPanelDeltaEvent/properties/output_index */ {name: ref{55784, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1270:/* FusionCallPanelDeltaEvent/properties/sequence_number */ {name: ref{55833, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1271:/* FusionCallPanelDeltaEvent/properties/type */ {name: ref{55885, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{508, 1}},
+	1272:/* FusionCallPanelFailedEvent/properties/error */ {name: ref{55926, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1273:/* FusionCallPanelFailedEvent/properties/item_id */ {name: ref{55969, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1274:/* FusionCallPanelFailedEvent/properties/model */ {name: ref{56014, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1275:/* FusionCallPanelFailedEvent/properties/output_index */ {name: ref{56057, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1276:/* FusionCallPanelFailedEvent/properties/sequence_number */ {name: ref{56107, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1277:/* FusionCallPanelFailedEvent/properties/status_code */ {name: ref{56160, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1278:/* FusionCallPanelFailedEvent/properties/type */ {name: ref{56209, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{509, 1}},
+	1279:/* FusionCallPanelReasoningDeltaEvent/properties/delta */ {name: ref{56251, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1280:/* FusionCallPanelReasoningDeltaEvent/properties/item_id */ {name: ref{56302, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1281:/* FusionCallPanelReasoningDeltaEvent/properties/model */ {name: ref{56355, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1282:/* FusionCallPanelReasoningDeltaEvent/properties/output_index */ {name: ref{56406, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1283:/* FusionCallPanelReasoningDeltaEvent/properties/sequence_number */ {name: ref{56464, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1284:/* FusionCallPanelReasoningDeltaEvent/properties/type */ {name: ref{56525, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{510, 1}},
+	1285:/* FusionPlugin/properties/analysis_models */ {name: ref{56575, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1286},
+	1286:/* FusionPlugin/properties/analysis_models/items */ {name: ref{56614, 45}, kind: kindScalar, mask: mString},
+	1287:/* FusionPlugin/properties/enabled */ {name: ref{56659, 31}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1288:/* FusionPlugin/properties/id */ {name: ref{56690, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{511, 1}},
+	1289:/* FusionPlugin/properties/max_tool_calls */ {name: ref{56716, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1290:/* FusionPlugin/properties/model */ {name: ref{56754, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1291:/* FusionPlugin/properties/preset */ {name: ref{56783, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{512, 3}},
+	1292:/* FusionPlugin/properties/tools */ {name: ref{56851, 29}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1293},
+	1293:/* FusionPlugin/properties/tools/items */ {name: ref{56880, 35}, kind: kindObject, mask: mObject, props: ref{1851, 2}, nreq: 1},
+	1294:/* FusionPlugin/properties/tools/items/properties/parameters */ {name: ref{56915, 57}, kind: kindAny, mask: mAll},
+	1295:/* FusionPlugin/properties/tools/items/properties/type */ {name: ref{56972, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1296:/* FusionServerToolConfig/properties/analysis_models */ {name: ref{57023, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1297},
+	1297:/* FusionServerToolConfig/properties/analysis_models/items */ {name: ref{57072, 55}, kind: kindScalar, mask: mString},
+	1298:/* FusionServerToolConfig/properties/cache_control */ {name: ref{57127, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{182, 2}},
+	1299:/* FusionServerToolConfig/properties/cache_control/anyOf/1 */ {name: ref{57174, 55}, kind: kindScalar, mask: mNull},
+	1300:/* FusionServerToolConfig/properties/max_completion_tokens */ {name: ref{57229, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1301:/* FusionServerToolConfig/properties/max_tool_calls */ {name: ref{57284, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1302:/* FusionServerToolConfig/properties/model */ {name: ref{57332, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1303:/* FusionServerToolConfig/properties/reasoning */ {name: ref{57371, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1853, 2}, nonull: true},
+	1304:/* FusionServerToolConfig/properties/reasoning/properties/effort */ {name: ref{57414, 61}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{515, 7}},
+	1305:/* FusionServerToolConfig/properties/reasoning/properties/max_tokens */ {name: ref{57475, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1306:/* FusionServerToolConfig/properties/temperature */ {name: ref{57540, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1307:/* FusionServerToolConfig/properties/tools */ {name: ref{57585, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1308},
+	1308:/* FusionServerToolConfig/properties/tools/items */ {name: ref{57624, 45}, kind: kindObject, mask: mObject, props: ref{1855, 2}, nreq: 1},
+	1309:/* FusionServerToolConfig/properties/tools/items/properties/parameters */ {name: ref{57669, 67}, kind: kindAny, mask: mAll},
+	1310:/* FusionServerToolConfig/properties/tools/items/properties/type */ {name: ref{57736, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1311:/* FusionServerTool_OpenRouter/properties/parameters */ {name: ref{57797, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{184, 2}},
+	1312:/* FusionServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{57846, 57}, kind: kindScalar, mask: mNull},
+	1313:/* FusionServerTool_OpenRouter/properties/type */ {name: ref{57903, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{522, 1}},
+	1314:/* FusionSource/properties/title */ {name: ref{57946, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1315:/* FusionSource/properties/url */ {name: ref{57975, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1316:/* OpenAIResponsesImageGenCallCompleted/properties/item_id */ {name: ref{58002, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1317:/* OpenAIResponsesImageGenCallCompleted/properties/output_index */ {name: ref{58057, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1318:/* OpenAIResponsesImageGenCallCompleted/properties/sequence_number */ {name: ref{58117, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1319:/* OpenAIResponsesImageGenCallCompleted/properties/type */ {name: ref{58180, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{523, 1}},
+	1320:/* OpenAIResponsesImageGenCallGenerating/properties/item_id */ {name: ref{58232, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1321:/* OpenAIResponsesImageGenCallGenerating/properties/output_index */ {name: ref{58288, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1322:/* OpenAIResponsesImageGenCallGenerating/properties/sequence_number */ {name: ref{58349, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1323:/* OpenAIResponsesImageGenCallGenerating/properties/type */ {name: ref{58413, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{524, 1}},
+	1324:/* OpenAIResponsesImageGenCallInProgress/properties/item_id */ {name: ref{58466, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1325:/* OpenAIResponsesImageGenCallInProgress/properties/output_index */ {name: ref{58522, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1326:/* OpenAIResponsesImageGenCallInProgress/properties/sequence_number */ {name: ref{58583, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1327:/* OpenAIResponsesImageGenCallInProgress/properties/type */ {name: ref{58647, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{525, 1}},
+	1328:/* OpenAIResponsesImageGenCallPartialImage/properties/item_id */ {name: ref{58700, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1329:/* OpenAIResponsesImageGenCallPartialImage/properties/output_index */ {name: ref{58758, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1330:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_b64 */ {name: ref{58821, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1331:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_index */ {name: ref{58889, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1332:/* OpenAIResponsesImageGenCallPartialImage/properties/sequence_number */ {name: ref{58959, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1333:/* OpenAIResponsesImageGenCallPartialImage/properties/type */ {name: ref{59025, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{526, 1}},
+	1334:/* ImageGenerationServerTool/properties/background */ {name: ref{59080, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{527, 3}},
+	1335:/* ImageGenerationServerTool/properties/input_fidelity */ {name: ref{59144, 51}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{530, 2}},
+	1336:/* ImageGenerationServerTool/properties/input_image_mask */ {name: ref{59195, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1857, 2}, nonull: true},
+	1337:/* ImageGenerationServerTool/properties/input_image_mask/properties/file_id */ {name: ref{59248, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1338:/* ImageGenerationServerTool/properties/input_image_mask/properties/image_url */ {name: ref{59320, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1339:/* ImageGenerationServerTool/properties/model */ {name: ref{59394, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1340:/* ImageGenerationServerTool/properties/moderation */ {name: ref{59436, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{532, 2}},
+	1341:/* ImageGenerationServerTool/properties/output_compression */ {name: ref{59483, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1342:/* ImageGenerationServerTool/properties/output_format */ {name: ref{59538, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{534, 3}},
+	1343:/* ImageGenerationServerTool/properties/partial_images */ {name: ref{59599, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1344:/* ImageGenerationServerTool/properties/quality */ {name: ref{59650, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{537, 4}},
+	1345:/* ImageGenerationServerTool/properties/size */ {name: ref{59694, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1346:/* ImageGenerationServerTool/properties/type */ {name: ref{59735, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{541, 1}},
+	1347:/* ImageGenerationServerToolConfig/properties/model */ {name: ref{59776, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1348:/* ImageGenerationServerTool_OpenRouter/properties/parameters */ {name: ref{59824, 58}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{186, 2}},
+	1349:/* ImageGenerationServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{59882, 66}, kind: kindScalar, mask: mNull},
+	1350:/* ImageGenerationServerTool_OpenRouter/properties/type */ {name: ref{59948, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{542, 1}},
+	1351:/* InProgressEvent/properties/response */ {name: ref{60000, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{188, 2}},
+	1352:/* InProgressEvent/properties/response/anyOf/1 */ {name: ref{60035, 43}, kind: kindScalar, mask: mNull},
+	1353:/* InProgressEvent/properties/sequence_number */ {name: ref{60078, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1354:/* InProgressEvent/properties/type */ {name: ref{60120, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{543, 1}},
+	1355:/* IncompleteDetails/properties/reason */ {name: ref{60151, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{544, 2}},
+	1356:/* IncompleteEvent/properties/response */ {name: ref{60186, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{190, 2}},
+	1357:/* IncompleteEvent/properties/response/anyOf/1 */ {name: ref{60221, 43}, kind: kindScalar, mask: mNull},
+	1358:/* IncompleteEvent/properties/sequence_number */ {name: ref{60264, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1359:/* IncompleteEvent/properties/type */ {name: ref{60306, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{546, 1}},
+	1360:/* InputAudio/properties/input_audio */ {name: ref{60337, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1859, 2}, nonull: true, nreq: 2},
+	1361:/* InputAudio/properties/input_audio/properties/data */ {name: ref{60370, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1362:/* InputAudio/properties/input_audio/properties/format */ {name: ref{60419, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{547, 2}},
+	1363:/* InputAudio/properties/type */ {name: ref{60476, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{549, 1}},
+	1364:/* InputFile/properties/file_data */ {name: ref{60502, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1365:/* InputFile/properties/file_id */ {name: ref{60532, 28}, kind: kindScalar, mask: mNull | mString},
+	1366:/* InputFile/properties/file_url */ {name: ref{60560, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1367:/* InputFile/properties/filename */ {name: ref{60589, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1368:/* InputFile/properties/type */ {name: ref{60618, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{550, 1}},
+	1369:/* InputMessageItem/properties/content */ {name: ref{60643, 35}, kind: kindArray, mask: mArray | mNull, items: 1370},
+	1370:/* InputMessageItem/properties/content/items */ {name: ref{60678, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{292, 5}},
+	1371:/* InputMessageItem/properties/id */ {name: ref{60719, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1372:/* InputMessageItem/properties/role */ {name: ref{60749, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{551, 3}},
+	1373:/* InputMessageItem/properties/type */ {name: ref{60781, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{554, 1}},
+	1374:/* InputText/properties/text */ {name: ref{60813, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1375:/* InputText/properties/type */ {name: ref{60838, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{555, 1}},
+	1376:/* InputVideo/properties/type */ {name: ref{60863, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{556, 1}},
+	1377:/* InputVideo/properties/video_url */ {name: ref{60889, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1378:/* Inputs/anyOf/0 */ {name: ref{60920, 14}, kind: kindScalar, mask: mString},
+	1379:/* Inputs/anyOf/1 */ {name: ref{60934, 14}, kind: kindArray, mask: mArray, items: 209},
+	1380:/* InputsCustomToolCall/properties/call_id */ {name: ref{60948, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1381:/* InputsCustomToolCall/properties/id */ {name: ref{60987, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1382:/* InputsCustomToolCall/properties/input */ {name: ref{61021, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1383:/* InputsCustomToolCall/properties/name */ {name: ref{61058, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1384:/* InputsCustomToolCall/properties/namespace */ {name: ref{61094, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1385:/* InputsCustomToolCall/properties/status */ {name: ref{61135, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{192, 2}},
+	1386:/* InputsCustomToolCall/properties/status/anyOf/1 */ {name: ref{61173, 46}, kind: kindScalar, mask: mNull},
+	1387:/* InputsCustomToolCall/properties/type */ {name: ref{61219, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{557, 1}},
+	1388:/* InputsFunctionCall/properties/arguments */ {name: ref{61255, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1389:/* InputsFunctionCall/properties/call_id */ {name: ref{61294, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1390:/* InputsFunctionCall/properties/id */ {name: ref{61331, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1391:/* InputsFunctionCall/properties/name */ {name: ref{61363, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1392:/* InputsFunctionCall/properties/namespace */ {name: ref{61397, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1393:/* InputsFunctionCall/properties/status */ {name: ref{61436, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{558, 3}},
+	1394:/* InputsFunctionCall/properties/subagent_id */ {name: ref{61472, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1395:/* InputsFunctionCall/properties/subagent_items */ {name: ref{61513, 44}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1396},
+	1396:/* InputsFunctionCall/properties/subagent_items/items */ {name: ref{61557, 50}, kind: kindObject, mask: mObject, props: ref{1861, 1}, nreq: 1},
+	1397:/* InputsFunctionCall/properties/subagent_items/items/properties/type */ {name: ref{61607, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1398:/* InputsFunctionCall/properties/type */ {name: ref{61673, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{561, 1}},
+	1399:/* InputsMessage/properties/content */ {name: ref{61707, 32}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{194, 3}},
+	1400:/* InputsMessage/properties/content/anyOf/0 */ {name: ref{61739, 40}, kind: kindScalar, mask: mString},
+	1401:/* InputsMessage/properties/content/anyOf/1 */ {name: ref{61779, 40}, kind: kindArray, mask: mArray, items: 1402},
+	1402:/* InputsMessage/properties/content/anyOf/1/items */ {name: ref{61819, 46}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{297, 7}},
+	1403:/* InputsMessage/properties/content/anyOf/2 */ {name: ref{61865, 40}, kind: kindScalar, mask: mNull},
+	1404:/* InputsMessage/properties/id */ {name: ref{61905, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1405:/* InputsMessage/properties/phase */ {name: ref{61932, 30}, kind: kindAlts, mask: mNull | mString, alts: ref{197, 2}},
+	1406:/* InputsMessage/properties/phase/anyOf/0 */ {name: ref{61962, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{562, 2}},
+	1407:/* InputsMessage/properties/phase/anyOf/1 */ {name: ref{62000, 38}, kind: kindScalar, mask: mNull},
+	1408:/* InputsMessage/properties/role */ {name: ref{62038, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{564, 4}},
+	1409:/* InputsMessage/properties/type */ {name: ref{62067, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{568, 1}},
+	1410:/* InputsReasoning/properties/content */ {name: ref{62096, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{199, 2}},
+	1411:/* InputsReasoning/properties/content/anyOf/0 */ {name: ref{62130, 42}, kind: kindArray, mask: mArray, items: 359},
+	1412:/* InputsReasoning/properties/content/anyOf/1 */ {name: ref{62172, 42}, kind: kindScalar, mask: mNull},
+	1413:/* InputsReasoning/properties/encrypted_content */ {name: ref{62214, 44}, kind: kindScalar, mask: mNull | mString},
+	1414:/* InputsReasoning/properties/id */ {name: ref{62258, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1415:/* InputsReasoning/properties/signature */ {name: ref{62287, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{201, 2}},
+	1416:/* InputsReasoning/properties/signature/anyOf/0 */ {name: ref{62323, 44}, kind: kindScalar, mask: mString},
+	1417:/* InputsReasoning/properties/signature/anyOf/1 */ {name: ref{62367, 44}, kind: kindScalar, mask: mNull},
+	1418:/* InputsReasoning/properties/status */ {name: ref{62411, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{569, 3}},
+	1419:/* InputsReasoning/properties/summary */ {name: ref{62444, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{203, 2}},
+	1420:/* InputsReasoning/properties/summary/anyOf/0 */ {name: ref{62478, 42}, kind: kindArray, mask: mArray, items: 355},
+	1421:/* InputsReasoning/properties/summary/anyOf/1 */ {name: ref{62520, 42}, kind: kindScalar, mask: mNull},
+	1422:/* InputsReasoning/properties/type */ {name: ref{62562, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{572, 1}},
+	1423:/* InternalServerResponse/properties/error */ {name: ref{62593, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{205, 2}},
+	1424:/* InternalServerResponse/properties/error/anyOf/1 */ {name: ref{62632, 47}, kind: kindScalar, mask: mNull},
+	1425:/* InternalServerResponse/properties/openrouter_metadata */ {name: ref{62679, 53}, kind: kindAny, mask: mAll},
+	1426:/* InternalServerResponse/properties/user_id */ {name: ref{62732, 41}, kind: kindScalar, mask: mNull | mString},
+	1427:/* InternalServerResponseErrorData/properties/code */ {name: ref{62773, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1428:/* InternalServerResponseErrorData/properties/message */ {name: ref{62820, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1429:/* InternalServerResponseErrorData/properties/metadata */ {name: ref{62870, 51}, kind: kindAny, mask: mAll},
+	1430:/* ItemReferenceItem/properties/id */ {name: ref{62921, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1431:/* ItemReferenceItem/properties/type */ {name: ref{62952, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{573, 1}},
+	1432:/* Legacy_ChatContentVideo/properties/type */ {name: ref{62985, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{574, 1}},
+	1433:/* Legacy_ChatContentVideo/properties/video_url */ {name: ref{63024, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{207, 2}},
+	1434:/* Legacy_ChatContentVideo/properties/video_url/anyOf/1 */ {name: ref{63068, 52}, kind: kindScalar, mask: mNull},
+	1435:/* Legacy_ChatContentVideoInput/properties/url */ {name: ref{63120, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1436:/* Legacy_WebSearchServerTool/properties/engine */ {name: ref{63163, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{209, 2}},
+	1437:/* Legacy_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{63207, 52}, kind: kindScalar, mask: mNull},
+	1438:/* Legacy_WebSearchServerTool/properties/max_results */ {name: ref{63259, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1439:/* Legacy_WebSearchServerTool/properties/max_uses */ {name: ref{63308, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1440:/* Legacy_WebSearchServerTool/properties/mode */ {name: ref{63354, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{211, 2}},
+	1441:/* Legacy_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{63396, 50}, kind: kindScalar, mask: mNull},
+	1442:/* Legacy_WebSearchServerTool/properties/search_context_size */ {name: ref{63446, 57}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{213, 2}},
+	1443:/* Legacy_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{63503, 65}, kind: kindScalar, mask: mNull},
+	1444:/* Legacy_WebSearchServerTool/properties/type */ {name: ref{63568, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{575, 1}},
+	1445:/* LocalShellCallItem/properties/action */ {name: ref{63610, 36}, kind: kindObject, mask: mNull | mObject, props: ref{1862, 6}, nonull: true, nreq: 3},
+	1446:/* LocalShellCallItem/properties/action/properties/command */ {name: ref{63676, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1447},
+	1447:/* LocalShellCallItem/properties/action/properties/command/items */ {name: ref{63731, 61}, kind: kindScalar, mask: mString},
+	1448:/* LocalShellCallItem/properties/action/properties/env */ {name: ref{63792, 51}, kind: kindAny, mask: mAll},
+	1449:/* LocalShellCallItem/properties/action/properties/timeout_ms */ {name: ref{63843, 58}, kind: kindScalar, mask: mInteger | mNull},
+	1450:/* LocalShellCallItem/properties/action/properties/type */ {name: ref{63901, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{576, 1}},
+	1451:/* LocalShellCallItem/properties/action/properties/user */ {name: ref{63957, 52}, kind: kindScalar, mask: mNull | mString},
+	1452:/* LocalShellCallItem/properties/action/properties/working_directory */ {name: ref{64009, 65}, kind: kindScalar, mask: mNull | mString},
+	1453:/* LocalShellCallItem/properties/call_id */ {name: ref{64074, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1454:/* LocalShellCallItem/properties/id */ {name: ref{64111, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1455:/* LocalShellCallItem/properties/status */ {name: ref{64143, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{215, 2}},
+	1456:/* LocalShellCallItem/properties/status/anyOf/1 */ {name: ref{64179, 44}, kind: kindScalar, mask: mNull},
+	1457:/* LocalShellCallItem/properties/type */ {name: ref{64223, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{577, 1}},
+	1458:/* LocalShellCallOutputItem/properties/id */ {name: ref{64257, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1459:/* LocalShellCallOutputItem/properties/output */ {name: ref{64295, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1460:/* LocalShellCallOutputItem/properties/status */ {name: ref{64337, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{217, 2}},
+	1461:/* LocalShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{64379, 50}, kind: kindScalar, mask: mNull},
+	1462:/* LocalShellCallOutputItem/properties/type */ {name: ref{64429, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{578, 1}},
+	1463:/* McpApprovalRequestItem/properties/arguments */ {name: ref{64469, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1464:/* McpApprovalRequestItem/properties/id */ {name: ref{64512, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1465:/* McpApprovalRequestItem/properties/name */ {name: ref{64548, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1466:/* McpApprovalRequestItem/properties/server_label */ {name: ref{64586, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1467:/* McpApprovalRequestItem/properties/type */ {name: ref{64632, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{579, 1}},
+	1468:/* McpApprovalResponseItem/properties/approval_request_id */ {name: ref{64670, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1469:/* McpApprovalResponseItem/properties/approve */ {name: ref{64724, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1470:/* McpApprovalResponseItem/properties/id */ {name: ref{64766, 37}, kind: kindScalar, mask: mNull | mString},
+	1471:/* McpApprovalResponseItem/properties/reason */ {name: ref{64803, 41}, kind: kindScalar, mask: mNull | mString},
+	1472:/* McpApprovalResponseItem/properties/type */ {name: ref{64844, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{580, 1}},
+	1473:/* McpCallItem/properties/arguments */ {name: ref{64883, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1474:/* McpCallItem/properties/error */ {name: ref{64915, 28}, kind: kindScalar, mask: mNull | mString},
+	1475:/* McpCallItem/properties/id */ {name: ref{64943, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1476:/* McpCallItem/properties/name */ {name: ref{64968, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1477:/* McpCallItem/properties/output */ {name: ref{64995, 29}, kind: kindScalar, mask: mNull | mString},
+	1478:/* McpCallItem/properties/server_label */ {name: ref{65024, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1479:/* McpCallItem/properties/type */ {name: ref{65059, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{581, 1}},
+	1480:/* McpListToolsItem/properties/error */ {name: ref{65086, 33}, kind: kindScalar, mask: mNull | mString},
+	1481:/* McpListToolsItem/properties/id */ {name: ref{65119, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1482:/* McpListToolsItem/properties/server_label */ {name: ref{65149, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1483:/* McpListToolsItem/properties/tools */ {name: ref{65189, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1484},
+	1484:/* McpListToolsItem/properties/tools/items */ {name: ref{65222, 39}, kind: kindObject, mask: mObject, props: ref{1868, 4}, nreq: 2},
+	1485:/* McpListToolsItem/properties/tools/items/properties/annotations */ {name: ref{65273, 62}, kind: kindAny, mask: mAll},
+	1486:/* McpListToolsItem/properties/tools/items/properties/description */ {name: ref{65335, 62}, kind: kindScalar, mask: mNull | mString},
+	1487:/* McpListToolsItem/properties/tools/items/properties/input_schema */ {name: ref{65397, 63}, kind: kindAny, mask: mAll},
+	1488:/* McpListToolsItem/properties/tools/items/properties/name */ {name: ref{65460, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1489:/* McpListToolsItem/properties/type */ {name: ref{65515, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{582, 1}},
+	1490:/* McpServerTool/properties/allowed_tools */ {name: ref{65547, 38}, kind: kindAlts, mask: mArray | mNull | mObject, alts: ref{219, 3}},
+	1491:/* McpServerTool/properties/allowed_tools/anyOf/0 */ {name: ref{65585, 46}, kind: kindArray, mask: mArray, items: 1492},
+	1492:/* McpServerTool/properties/allowed_tools/anyOf/0/items */ {name: ref{65631, 52}, kind: kindScalar, mask: mString},
+	1493:/* McpServerTool/properties/allowed_tools/anyOf/1 */ {name: ref{65683, 46}, kind: kindObject, mask: mObject, props: ref{1872, 2}},
+	1494:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/read_only */ {name: ref{65748, 67}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1495:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names */ {name: ref{65815, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1496},
+	1496:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names/items */ {name: ref{65883, 74}, kind: kindScalar, mask: mString},
+	1497:/* McpServerTool/properties/allowed_tools/anyOf/2 */ {name: ref{65957, 46}, kind: kindScalar, mask: mNull},
+	1498:/* McpServerTool/properties/authorization */ {name: ref{66003, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1499:/* McpServerTool/properties/connector_id */ {name: ref{66041, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{583, 8}},
+	1500:/* McpServerTool/properties/headers */ {name: ref{66246, 32}, kind: kindAny, mask: mAll},
+	1501:/* McpServerTool/properties/require_approval */ {name: ref{66278, 41}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{222, 3}},
+	1502:/* McpServerTool/properties/require_approval/anyOf/0 */ {name: ref{66319, 49}, kind: kindScalar, mask: mString, enum: true, values: ref{591, 2}},
+	1503:/* McpServerTool/properties/require_approval/anyOf/1 */ {name: ref{66379, 49}, kind: kindObject, mask: mObject, props: ref{1874, 2}},
+	1504:/* McpServerTool/properties/require_approval/anyOf/1/properties/always */ {name: ref{66428, 67}, kind: kindObject, mask: mNull | mObject, props: ref{1876, 1}, nonull: true},
+	1505:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names */ {name: ref{66495, 89}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1506},
+	1506:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names/items */ {name: ref{66584, 95}, kind: kindScalar, mask: mString},
+	1507:/* McpServerTool/properties/require_approval/anyOf/1/properties/never */ {name: ref{66679, 66}, kind: kindObject, mask: mNull | mObject, props: ref{1877, 1}, nonull: true},
+	1508:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names */ {name: ref{66745, 88}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1509},
+	1509:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names/items */ {name: ref{66833, 94}, kind: kindScalar, mask: mString},
+	1510:/* McpServerTool/properties/require_approval/anyOf/2 */ {name: ref{66927, 49}, kind: kindScalar, mask: mNull},
+	1511:/* McpServerTool/properties/server_description */ {name: ref{66976, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1512:/* McpServerTool/properties/server_label */ {name: ref{67019, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1513:/* McpServerTool/properties/server_url */ {name: ref{67056, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1514:/* McpServerTool/properties/type */ {name: ref{67091, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{593, 1}},
+	1515:/* ModerationPlugin/properties/id */ {name: ref{67120, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{594, 1}},
+	1516:/* NamespaceFunctionTool/properties/allowed_callers */ {name: ref{67150, 48}, kind: kindArray, mask: mArray | mNull, items: 1517},
+	1517:/* NamespaceFunctionTool/properties/allowed_callers/items */ {name: ref{67198, 54}, kind: kindScalar, mask: mString, enum: true, values: ref{595, 2}},
+	1518:/* NamespaceFunctionTool/properties/defer_loading */ {name: ref{67264, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1519:/* NamespaceFunctionTool/properties/description */ {name: ref{67310, 44}, kind: kindScalar, mask: mNull | mString},
+	1520:/* NamespaceFunctionTool/properties/name */ {name: ref{67354, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1521:/* NamespaceFunctionTool/properties/output_schema */ {name: ref{67391, 46}, kind: kindAny, mask: mAll},
+	1522:/* NamespaceFunctionTool/properties/parameters */ {name: ref{67437, 43}, kind: kindAny, mask: mAll},
+	1523:/* NamespaceFunctionTool/properties/strict */ {name: ref{67480, 39}, kind: kindScalar, mask: mBool | mNull},
+	1524:/* NamespaceFunctionTool/properties/type */ {name: ref{67519, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{597, 1}},
+	1525:/* NamespaceTool/properties/description */ {name: ref{67556, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1526:/* NamespaceTool/properties/name */ {name: ref{67592, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1527:/* NamespaceTool/properties/tools */ {name: ref{67621, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1528},
+	1528:/* NamespaceTool/properties/tools/items */ {name: ref{67651, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{304, 2}},
+	1529:/* NamespaceTool/properties/type */ {name: ref{67687, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{598, 1}},
+	1530:/* NotFoundResponse/properties/error */ {name: ref{67716, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{225, 2}},
+	1531:/* NotFoundResponse/properties/error/anyOf/1 */ {name: ref{67749, 41}, kind: kindScalar, mask: mNull},
+	1532:/* NotFoundResponse/properties/openrouter_metadata */ {name: ref{67790, 47}, kind: kindAny, mask: mAll},
+	1533:/* NotFoundResponse/properties/user_id */ {name: ref{67837, 35}, kind: kindScalar, mask: mNull | mString},
+	1534:/* NotFoundResponseErrorData/properties/code */ {name: ref{67872, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1535:/* NotFoundResponseErrorData/properties/message */ {name: ref{67913, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1536:/* NotFoundResponseErrorData/properties/metadata */ {name: ref{67957, 45}, kind: kindAny, mask: mAll},
+	1537:/* OpenAIResponseCustomToolCallOutput/properties/output */ {name: ref{68002, 52}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{227, 3}},
+	1538:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/0 */ {name: ref{68054, 60}, kind: kindScalar, mask: mString},
+	1539:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1 */ {name: ref{68114, 60}, kind: kindArray, mask: mArray, items: 1540},
+	1540:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68174, 66}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{306, 3}},
+	1541:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/2 */ {name: ref{68240, 60}, kind: kindScalar, mask: mNull},
+	1542:/* OpenAIResponseFunctionToolCallOutput/properties/output */ {name: ref{68300, 54}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{230, 3}},
+	1543:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/0 */ {name: ref{68354, 62}, kind: kindScalar, mask: mString},
+	1544:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1 */ {name: ref{68416, 62}, kind: kindArray, mask: mArray, items: 1545},
+	1545:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68478, 68}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{309, 3}},
+	1546:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/2 */ {name: ref{68546, 62}, kind: kindScalar, mask: mNull},
+	1547:/* OpenAIResponseInputMessageItem/properties/content */ {name: ref{68608, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1548},
+	1548:/* OpenAIResponseInputMessageItem/properties/content/items */ {name: ref{68657, 55}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{312, 4}},
+	1549:/* OpenAIResponseInputMessageItem/properties/id */ {name: ref{68712, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1550:/* OpenAIResponseInputMessageItem/properties/role */ {name: ref{68756, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{599, 3}},
+	1551:/* OpenAIResponseInputMessageItem/properties/type */ {name: ref{68802, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{602, 1}},
+	1552:/* OpenAIResponsesRefusalContent/properties/refusal */ {name: ref{68848, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1553:/* OpenAIResponsesRefusalContent/properties/type */ {name: ref{68896, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{603, 1}},
+	1554:/* OpenAIResponsesSearchCompleted/properties/item_id */ {name: ref{68941, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1555:/* OpenAIResponsesSearchCompleted/properties/output_index */ {name: ref{68990, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1556:/* OpenAIResponsesSearchCompleted/properties/sequence_number */ {name: ref{69044, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1557:/* OpenAIResponsesSearchCompleted/properties/type */ {name: ref{69101, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{604, 1}},
+	1558:/* OpenAIResponsesToolChoice/oneOf/0 */ {name: ref{69147, 33}, kind: kindScalar, mask: mString, enum: true, values: ref{605, 3}},
+	1559:/* OpenAIResponsesToolChoice/oneOf/1 */ {name: ref{69180, 33}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{316, 6}},
+	1560:/* OpenAIResponsesToolChoiceApplyPatch/properties/type */ {name: ref{69213, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{608, 1}},
+	1561:/* OpenAIResponsesToolChoiceFunction/properties/name */ {name: ref{69264, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1562:/* OpenAIResponsesToolChoiceFunction/properties/type */ {name: ref{69313, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{609, 1}},
+	1563:/* OpenAIResponsesToolChoiceShell/properties/type */ {name: ref{69362, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{610, 1}},
+	1564:/* OpenAIResponsesToolChoiceWebSearchPreview20250311/properties/type */ {name: ref{69408, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{611, 2}},
+	1565:/* OpenAIResponsesUsage/properties/input_tokens */ {name: ref{69473, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1566:/* OpenAIResponsesUsage/properties/input_tokens_details */ {name: ref{69517, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1878, 2}, nonull: true, nreq: 1},
+	1567:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cache_write_tokens */ {name: ref{69569, 82}, kind: kindScalar, mask: mInteger | mNull},
+	1568:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cached_tokens */ {name: ref{69651, 77}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1569:/* OpenAIResponsesUsage/properties/output_tokens */ {name: ref{69728, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1570:/* OpenAIResponsesUsage/properties/output_tokens_details */ {name: ref{69773, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1880, 1}, nonull: true, nreq: 1},
+	1571:/* OpenAIResponsesUsage/properties/output_tokens_details/properties/reasoning_tokens */ {name: ref{69826, 81}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1572:/* OpenAIResponsesUsage/properties/total_tokens */ {name: ref{69907, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1573:/* OpenAIResponsesWebSearchCallInProgress/properties/item_id */ {name: ref{69951, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1574:/* OpenAIResponsesWebSearchCallInProgress/properties/output_index */ {name: ref{70008, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1575:/* OpenAIResponsesWebSearchCallInProgress/properties/sequence_number */ {name: ref{70070, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1576:/* OpenAIResponsesWebSearchCallInProgress/properties/type */ {name: ref{70135, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{613, 1}},
+	1577:/* OpenAIResponsesWebSearchCallSearching/properties/item_id */ {name: ref{70189, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1578:/* OpenAIResponsesWebSearchCallSearching/properties/output_index */ {name: ref{70245, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1579:/* OpenAIResponsesWebSearchCallSearching/properties/sequence_number */ {name: ref{70306, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1580:/* OpenAIResponsesWebSearchCallSearching/properties/type */ {name: ref{70370, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{614, 1}},
+	1581:/* OpenResponsesCreatedEvent/properties/response */ {name: ref{70423, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{233, 2}},
+	1582:/* OpenResponsesCreatedEvent/properties/response/anyOf/1 */ {name: ref{70468, 53}, kind: kindScalar, mask: mNull},
+	1583:/* OpenResponsesInProgressEvent/properties/response */ {name: ref{70521, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{235, 2}},
+	1584:/* OpenResponsesInProgressEvent/properties/response/anyOf/1 */ {name: ref{70569, 56}, kind: kindScalar, mask: mNull},
+	1585:/* OpenResponsesLogProbs/properties/bytes */ {name: ref{70625, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1586},
+	1586:/* OpenResponsesLogProbs/properties/bytes/items */ {name: ref{70663, 44}, kind: kindScalar, mask: mInteger},
+	1587:/* OpenResponsesLogProbs/properties/logprob */ {name: ref{70707, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1588:/* OpenResponsesLogProbs/properties/token */ {name: ref{70747, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1589:/* OpenResponsesLogProbs/properties/top_logprobs */ {name: ref{70785, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 263},
+	1590:/* OpenResponsesResult/properties/error_type */ {name: ref{70830, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{237, 2}},
+	1591:/* OpenResponsesResult/properties/error_type/anyOf/1 */ {name: ref{70871, 49}, kind: kindScalar, mask: mNull},
+	1592:/* OpenResponsesResult/properties/openrouter_metadata */ {name: ref{70920, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{239, 2}},
+	1593:/* OpenResponsesResult/properties/openrouter_metadata/anyOf/1 */ {name: ref{70970, 58}, kind: kindScalar, mask: mNull},
+	1594:/* OpenResponsesResult/properties/output */ {name: ref{71028, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 296},
+	1595:/* OpenResponsesResult/properties/service_tier */ {name: ref{71065, 43}, kind: kindScalar, mask: mNull | mString},
+	1596:/* OpenResponsesResult/properties/status */ {name: ref{71108, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{241, 2}},
+	1597:/* OpenResponsesResult/properties/status/anyOf/1 */ {name: ref{71145, 45}, kind: kindScalar, mask: mNull},
+	1598:/* OpenResponsesResult/properties/text */ {name: ref{71190, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{243, 2}},
+	1599:/* OpenResponsesResult/properties/text/anyOf/1 */ {name: ref{71225, 43}, kind: kindScalar, mask: mNull},
+	1600:/* OpenResponsesResult/properties/tool_choice */ {name: ref{71268, 42}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{245, 2}},
+	1601:/* OpenResponsesResult/properties/tool_choice/anyOf/1 */ {name: ref{71310, 50}, kind: kindScalar, mask: mNull},
+	1602:/* OpenResponsesTopLogprobs/properties/bytes */ {name: ref{71360, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1603},
+	1603:/* OpenResponsesTopLogprobs/properties/bytes/items */ {name: ref{71401, 47}, kind: kindScalar, mask: mInteger},
+	1604:/* OpenResponsesTopLogprobs/properties/logprob */ {name: ref{71448, 43}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1605:/* OpenResponsesTopLogprobs/properties/token */ {name: ref{71491, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1606:/* OpenRouterMetadata/properties/attempt */ {name: ref{71532, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1607:/* OpenRouterMetadata/properties/attempts */ {name: ref{71569, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 372},
+	1608:/* OpenRouterMetadata/properties/endpoints */ {name: ref{71607, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{247, 2}},
+	1609:/* OpenRouterMetadata/properties/endpoints/anyOf/1 */ {name: ref{71646, 47}, kind: kindScalar, mask: mNull},
+	1610:/* OpenRouterMetadata/properties/is_byok */ {name: ref{71693, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1611:/* OpenRouterMetadata/properties/params */ {name: ref{71730, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{249, 2}},
+	1612:/* OpenRouterMetadata/properties/params/anyOf/1 */ {name: ref{71766, 44}, kind: kindScalar, mask: mNull},
+	1613:/* OpenRouterMetadata/properties/pipeline */ {name: ref{71810, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 322},
+	1614:/* OpenRouterMetadata/properties/region */ {name: ref{71848, 36}, kind: kindScalar, mask: mNull | mString},
+	1615:/* OpenRouterMetadata/properties/requested */ {name: ref{71884, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1616:/* OpenRouterMetadata/properties/strategy */ {name: ref{71923, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{251, 2}},
+	1617:/* OpenRouterMetadata/properties/strategy/anyOf/1 */ {name: ref{71961, 46}, kind: kindScalar, mask: mNull},
+	1618:/* OpenRouterMetadata/properties/summary */ {name: ref{72007, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1619:/* OpenRouterWebSearchServerTool/properties/parameters */ {name: ref{72044, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{253, 2}},
+	1620:/* OpenRouterWebSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{72095, 59}, kind: kindScalar, mask: mNull},
+	1621:/* OpenRouterWebSearchServerTool/properties/type */ {name: ref{72154, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{615, 1}},
+	1622:/* OutputAdvisorServerToolItem/properties/advice */ {name: ref{72199, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1623:/* OutputAdvisorServerToolItem/properties/error */ {name: ref{72244, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1624:/* OutputAdvisorServerToolItem/properties/id */ {name: ref{72288, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1625:/* OutputAdvisorServerToolItem/properties/instance_name */ {name: ref{72329, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1626:/* OutputAdvisorServerToolItem/properties/model */ {name: ref{72381, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1627:/* OutputAdvisorServerToolItem/properties/prompt */ {name: ref{72425, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1628:/* OutputAdvisorServerToolItem/properties/status */ {name: ref{72470, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{255, 2}},
+	1629:/* OutputAdvisorServerToolItem/properties/status/anyOf/1 */ {name: ref{72515, 53}, kind: kindScalar, mask: mNull},
+	1630:/* OutputAdvisorServerToolItem/properties/type */ {name: ref{72568, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{616, 1}},
+	1631:/* OutputApplyPatchCallItem/properties/call_id */ {name: ref{72611, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1632:/* OutputApplyPatchCallItem/properties/id */ {name: ref{72654, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1633:/* OutputApplyPatchCallItem/properties/operation */ {name: ref{72692, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{257, 2}},
+	1634:/* OutputApplyPatchCallItem/properties/operation/anyOf/1 */ {name: ref{72737, 53}, kind: kindScalar, mask: mNull},
+	1635:/* OutputApplyPatchCallItem/properties/status */ {name: ref{72790, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{259, 2}},
+	1636:/* OutputApplyPatchCallItem/properties/status/anyOf/1 */ {name: ref{72832, 50}, kind: kindScalar, mask: mNull},
+	1637:/* OutputApplyPatchCallItem/properties/type */ {name: ref{72882, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{617, 1}},
+	1638:/* OutputApplyPatchServerToolItem/properties/call_id */ {name: ref{72922, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1639:/* OutputApplyPatchServerToolItem/properties/id */ {name: ref{72971, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1640:/* OutputApplyPatchServerToolItem/properties/operation */ {name: ref{73015, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{261, 2}},
+	1641:/* OutputApplyPatchServerToolItem/properties/operation/anyOf/1 */ {name: ref{73066, 59}, kind: kindScalar, mask: mNull},
+	1642:/* OutputApplyPatchServerToolItem/properties/status */ {name: ref{73125, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{263, 2}},
+	1643:/* OutputApplyPatchServerToolItem/properties/status/anyOf/1 */ {name: ref{73173, 56}, kind: kindScalar, mask: mNull},
+	1644:/* OutputApplyPatchServerToolItem/properties/type */ {name: ref{73229, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{618, 1}},
+	1645:/* OutputBashServerToolItem/properties/arguments */ {name: ref{73275, 45}, kind: kindScalar, mask: mNull | mString},
+	1646:/* OutputBashServerToolItem/properties/call_id */ {name: ref{73320, 43}, kind: kindScalar, mask: mNull | mString},
+	1647:/* OutputBashServerToolItem/properties/command */ {name: ref{73363, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1648:/* OutputBashServerToolItem/properties/exitCode */ {name: ref{73406, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1649:/* OutputBashServerToolItem/properties/id */ {name: ref{73450, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1650:/* OutputBashServerToolItem/properties/status */ {name: ref{73488, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{265, 2}},
+	1651:/* OutputBashServerToolItem/properties/status/anyOf/1 */ {name: ref{73530, 50}, kind: kindScalar, mask: mNull},
+	1652:/* OutputBashServerToolItem/properties/stderr */ {name: ref{73580, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1653:/* OutputBashServerToolItem/properties/stdout */ {name: ref{73622, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1654:/* OutputBashServerToolItem/properties/type */ {name: ref{73664, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{619, 1}},
+	1655:/* OutputBrowserUseServerToolItem/properties/action */ {name: ref{73704, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1656:/* OutputBrowserUseServerToolItem/properties/id */ {name: ref{73752, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1657:/* OutputBrowserUseServerToolItem/properties/screenshotB64 */ {name: ref{73796, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1658:/* OutputBrowserUseServerToolItem/properties/status */ {name: ref{73851, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{267, 2}},
+	1659:/* OutputBrowserUseServerToolItem/properties/status/anyOf/1 */ {name: ref{73899, 56}, kind: kindScalar, mask: mNull},
+	1660:/* OutputBrowserUseServerToolItem/properties/type */ {name: ref{73955, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{620, 1}},
+	1661:/* OutputCodeInterpreterServerToolItem/properties/code */ {name: ref{74001, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1662:/* OutputCodeInterpreterServerToolItem/properties/exitCode */ {name: ref{74052, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1663:/* OutputCodeInterpreterServerToolItem/properties/id */ {name: ref{74107, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1664:/* OutputCodeInterpreterServerToolItem/properties/language */ {name: ref{74156, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1665:/* OutputCodeInterpreterServerToolItem/properties/status */ {name: ref{74211, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{269, 2}},
+	1666:/* OutputCodeInterpreterServerToolItem/properties/status/anyOf/1 */ {name: ref{74264, 61}, kind: kindScalar, mask: mNull},
+	1667:/* OutputCodeInterpreterServerToolItem/properties/stderr */ {name: ref{74325, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1668:/* OutputCodeInterpreterServerToolItem/properties/stdout */ {name: ref{74378, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1669:/* OutputCodeInterpreterServerToolItem/properties/type */ {name: ref{74431, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{621, 1}},
+	1670:/* OutputComputerCallItem/properties/action */ {name: ref{74482, 40}, kind: kindAny, mask: mAll},
+	1671:/* OutputComputerCallItem/properties/call_id */ {name: ref{74522, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1672:/* OutputComputerCallItem/properties/id */ {name: ref{74563, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1673:/* OutputComputerCallItem/properties/pending_safety_checks */ {name: ref{74599, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1674},
+	1674:/* OutputComputerCallItem/properties/pending_safety_checks/items */ {name: ref{74654, 61}, kind: kindObject, mask: mObject, props: ref{1881, 3}, nreq: 3},
+	1675:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/code */ {name: ref{74715, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1676:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/id */ {name: ref{74792, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1677:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/message */ {name: ref{74867, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1678:/* OutputComputerCallItem/properties/status */ {name: ref{74947, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{622, 3}},
+	1679:/* OutputComputerCallItem/properties/type */ {name: ref{74987, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{625, 1}},
+	1680:/* OutputCustomToolCallItem/properties/call_id */ {name: ref{75025, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1681:/* OutputCustomToolCallItem/properties/id */ {name: ref{75068, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1682:/* OutputCustomToolCallItem/properties/input */ {name: ref{75106, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1683:/* OutputCustomToolCallItem/properties/name */ {name: ref{75147, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1684:/* OutputCustomToolCallItem/properties/namespace */ {name: ref{75187, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1685:/* OutputCustomToolCallItem/properties/type */ {name: ref{75232, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{626, 1}},
+	1686:/* OutputDatetimeItem/properties/datetime */ {name: ref{75272, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1687:/* OutputDatetimeItem/properties/id */ {name: ref{75310, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1688:/* OutputDatetimeItem/properties/status */ {name: ref{75342, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{271, 2}},
+	1689:/* OutputDatetimeItem/properties/status/anyOf/1 */ {name: ref{75378, 44}, kind: kindScalar, mask: mNull},
+	1690:/* OutputDatetimeItem/properties/timezone */ {name: ref{75422, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1691:/* OutputDatetimeItem/properties/type */ {name: ref{75460, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{627, 1}},
+	1692:/* OutputItemFileSearchCall/properties/id */ {name: ref{75494, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1693:/* OutputItemFileSearchCall/properties/queries */ {name: ref{75532, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1694},
+	1694:/* OutputItemFileSearchCall/properties/queries/items */ {name: ref{75575, 49}, kind: kindScalar, mask: mString},
+	1695:/* OutputItemFileSearchCall/properties/status */ {name: ref{75624, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{273, 2}},
+	1696:/* OutputItemFileSearchCall/properties/status/anyOf/1 */ {name: ref{75666, 50}, kind: kindScalar, mask: mNull},
+	1697:/* OutputItemFileSearchCall/properties/type */ {name: ref{75716, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{628, 1}},
+	1698:/* OutputFileSearchServerToolItem/properties/id */ {name: ref{75756, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1699:/* OutputFileSearchServerToolItem/properties/queries */ {name: ref{75800, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1700},
+	1700:/* OutputFileSearchServerToolItem/properties/queries/items */ {name: ref{75849, 55}, kind: kindScalar, mask: mString},
+	1701:/* OutputFileSearchServerToolItem/properties/status */ {name: ref{75904, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{275, 2}},
+	1702:/* OutputFileSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{75952, 56}, kind: kindScalar, mask: mNull},
+	1703:/* OutputFileSearchServerToolItem/properties/type */ {name: ref{76008, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{629, 1}},
+	1704:/* OutputFilesServerToolItem/properties/arguments */ {name: ref{76054, 46}, kind: kindScalar, mask: mNull | mString},
+	1705:/* OutputFilesServerToolItem/properties/call_id */ {name: ref{76100, 44}, kind: kindScalar, mask: mNull | mString},
+	1706:/* OutputFilesServerToolItem/properties/error */ {name: ref{76144, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1707:/* OutputFilesServerToolItem/properties/file_id */ {name: ref{76186, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1708:/* OutputFilesServerToolItem/properties/filename */ {name: ref{76230, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1709:/* OutputFilesServerToolItem/properties/id */ {name: ref{76275, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1710:/* OutputFilesServerToolItem/properties/operation */ {name: ref{76314, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1711:/* OutputFilesServerToolItem/properties/result */ {name: ref{76360, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1712:/* OutputFilesServerToolItem/properties/status */ {name: ref{76403, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{277, 2}},
+	1713:/* OutputFilesServerToolItem/properties/status/anyOf/1 */ {name: ref{76446, 51}, kind: kindScalar, mask: mNull},
+	1714:/* OutputFilesServerToolItem/properties/type */ {name: ref{76497, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{630, 1}},
+	1715:/* OutputItemFunctionCall/properties/arguments */ {name: ref{76538, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1716:/* OutputItemFunctionCall/properties/call_id */ {name: ref{76581, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1717:/* OutputItemFunctionCall/properties/id */ {name: ref{76622, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1718:/* OutputItemFunctionCall/properties/name */ {name: ref{76658, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1719:/* OutputItemFunctionCall/properties/namespace */ {name: ref{76696, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1720:/* OutputItemFunctionCall/properties/status */ {name: ref{76739, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{631, 3}},
+	1721:/* OutputItemFunctionCall/properties/type */ {name: ref{76779, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{634, 1}},
+	1722:/* OutputFunctionCallItem/allOf/1/properties/subagent_id */ {name: ref{76817, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1723:/* OutputFunctionCallItem/allOf/1/properties/subagent_items */ {name: ref{76870, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1724},
+	1724:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items */ {name: ref{76926, 62}, kind: kindObject, mask: mObject, props: ref{1884, 1}, open: true, nreq: 1},
+	1725:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items/properties/type */ {name: ref{76988, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1726:/* OutputFusionServerToolItem/properties/analysis */ {name: ref{77066, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{279, 2}},
+	1727:/* OutputFusionServerToolItem/properties/analysis/anyOf/1 */ {name: ref{77112, 54}, kind: kindScalar, mask: mNull},
+	1728:/* OutputFusionServerToolItem/properties/error */ {name: ref{77166, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1729:/* OutputFusionServerToolItem/properties/failed_models */ {name: ref{77209, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1730},
+	1730:/* OutputFusionServerToolItem/properties/failed_models/items */ {name: ref{77260, 57}, kind: kindObject, mask: mObject, props: ref{1885, 3}, nreq: 2},
+	1731:/* OutputFusionServerToolItem/properties/failed_models/items/properties/error */ {name: ref{77317, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1732:/* OutputFusionServerToolItem/properties/failed_models/items/properties/model */ {name: ref{77391, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1733:/* OutputFusionServerToolItem/properties/failed_models/items/properties/status_code */ {name: ref{77465, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1734:/* OutputFusionServerToolItem/properties/failure_reason */ {name: ref{77545, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1735:/* OutputFusionServerToolItem/properties/id */ {name: ref{77597, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1736:/* OutputFusionServerToolItem/properties/responses */ {name: ref{77637, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1737},
+	1737:/* OutputFusionServerToolItem/properties/responses/items */ {name: ref{77684, 53}, kind: kindObject, mask: mObject, props: ref{1888, 2}, nreq: 1},
+	1738:/* OutputFusionServerToolItem/properties/responses/items/properties/content */ {name: ref{77737, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1739:/* OutputFusionServerToolItem/properties/responses/items/properties/model */ {name: ref{77809, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1740:/* OutputFusionServerToolItem/properties/sources */ {name: ref{77879, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 186},
+	1741:/* OutputFusionServerToolItem/properties/status */ {name: ref{77924, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{281, 2}},
+	1742:/* OutputFusionServerToolItem/properties/status/anyOf/1 */ {name: ref{77968, 52}, kind: kindScalar, mask: mNull},
+	1743:/* OutputFusionServerToolItem/properties/type */ {name: ref{78020, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{635, 1}},
+	1744:/* OutputItemImageGenerationCall/properties/id */ {name: ref{78062, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1745:/* OutputItemImageGenerationCall/properties/result */ {name: ref{78105, 47}, kind: kindScalar, mask: mNull | mString},
+	1746:/* OutputItemImageGenerationCall/properties/status */ {name: ref{78152, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{283, 2}},
+	1747:/* OutputItemImageGenerationCall/properties/status/anyOf/1 */ {name: ref{78199, 55}, kind: kindScalar, mask: mNull},
+	1748:/* OutputItemImageGenerationCall/properties/type */ {name: ref{78254, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{636, 1}},
+	1749:/* OutputImageGenerationCallItem/allOf/1/properties/prompt */ {name: ref{78299, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1750:/* OutputImageGenerationServerToolItem/properties/id */ {name: ref{78354, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1751:/* OutputImageGenerationServerToolItem/properties/imageB64 */ {name: ref{78403, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1752:/* OutputImageGenerationServerToolItem/properties/imageUrl */ {name: ref{78458, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1753:/* OutputImageGenerationServerToolItem/properties/prompt */ {name: ref{78513, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1754:/* OutputImageGenerationServerToolItem/properties/result */ {name: ref{78566, 53}, kind: kindScalar, mask: mNull | mString},
+	1755:/* OutputImageGenerationServerToolItem/properties/revisedPrompt */ {name: ref{78619, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1756:/* OutputImageGenerationServerToolItem/properties/status */ {name: ref{78679, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{285, 2}},
+	1757:/* OutputImageGenerationServerToolItem/properties/status/anyOf/1 */ {name: ref{78732, 61}, kind: kindScalar, mask: mNull},
+	1758:/* OutputImageGenerationServerToolItem/properties/type */ {name: ref{78793, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{637, 1}},
+	1759:/* OutputItemAddedEvent/properties/item */ {name: ref{78844, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{322, 9}},
+	1760:/* OutputItemAddedEvent/properties/output_index */ {name: ref{78880, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1761:/* OutputItemAddedEvent/properties/sequence_number */ {name: ref{78924, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1762:/* OutputItemAddedEvent/properties/type */ {name: ref{78971, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{638, 1}},
+	1763:/* OutputItemApplyPatchCall/properties/call_id */ {name: ref{79007, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1764:/* OutputItemApplyPatchCall/properties/created_by */ {name: ref{79050, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1765:/* OutputItemApplyPatchCall/properties/id */ {name: ref{79096, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1766:/* OutputItemApplyPatchCall/properties/operation */ {name: ref{79134, 45}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{331, 3}},
+	1767:/* OutputItemApplyPatchCall/properties/status */ {name: ref{79179, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{639, 2}},
+	1768:/* OutputItemApplyPatchCall/properties/type */ {name: ref{79221, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{641, 1}},
+	1769:/* OutputItemCustomToolCall/properties/call_id */ {name: ref{79261, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1770:/* OutputItemCustomToolCall/properties/id */ {name: ref{79304, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1771:/* OutputItemCustomToolCall/properties/input */ {name: ref{79342, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1772:/* OutputItemCustomToolCall/properties/name */ {name: ref{79383, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1773:/* OutputItemCustomToolCall/properties/namespace */ {name: ref{79423, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1774:/* OutputItemCustomToolCall/properties/type */ {name: ref{79468, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{642, 1}},
+	1775:/* OutputItemDoneEvent/properties/item */ {name: ref{79508, 35}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{334, 9}},
+	1776:/* OutputItemDoneEvent/properties/output_index */ {name: ref{79543, 43}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1777:/* OutputItemDoneEvent/properties/sequence_number */ {name: ref{79586, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1778:/* OutputItemDoneEvent/properties/type */ {name: ref{79632, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{643, 1}},
+	1779:/* OutputItemReasoning/properties/content */ {name: ref{79667, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 359},
+	1780:/* OutputItemReasoning/properties/summary */ {name: ref{79705, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 355},
+	1781:/* OutputItemReasoning/properties/type */ {name: ref{79743, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{644, 1}},
+	1782:/* OutputItemWebSearchCall/properties/action */ {name: ref{79778, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{343, 3}},
+	1783:/* OutputItemWebSearchCall/properties/id */ {name: ref{79846, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1784:/* OutputItemWebSearchCall/properties/status */ {name: ref{79883, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{287, 2}},
+	1785:/* OutputItemWebSearchCall/properties/status/anyOf/1 */ {name: ref{79924, 49}, kind: kindScalar, mask: mNull},
+	1786:/* OutputItemWebSearchCall/properties/type */ {name: ref{79973, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{645, 1}},
+	1787:/* OutputItemWebSearchCallActionFindInPage/properties/pattern */ {name: ref{80012, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1788:/* OutputItemWebSearchCallActionFindInPage/properties/type */ {name: ref{80070, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{646, 1}},
+	1789:/* OutputItemWebSearchCallActionFindInPage/properties/url */ {name: ref{80125, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1790:/* OutputItemWebSearchCallActionOpenPage/properties/type */ {name: ref{80179, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{647, 1}},
+	1791:/* OutputItemWebSearchCallActionOpenPage/properties/url */ {name: ref{80232, 52}, kind: kindScalar, mask: mNull | mString},
+	1792:/* OutputItemWebSearchCallActionSearch/properties/queries */ {name: ref{80284, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1793},
+	1793:/* OutputItemWebSearchCallActionSearch/properties/queries/items */ {name: ref{80338, 60}, kind: kindScalar, mask: mString},
+	1794:/* OutputItemWebSearchCallActionSearch/properties/query */ {name: ref{80398, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1795:/* OutputItemWebSearchCallActionSearch/properties/sources */ {name: ref{80450, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 449},
+	1796:/* OutputItemWebSearchCallActionSearch/properties/type */ {name: ref{80504, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{648, 1}},
+	1797:/* OutputMcpServerToolItem/properties/id */ {name: ref{80555, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1798:/* OutputMcpServerToolItem/properties/serverLabel */ {name: ref{80592, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1799:/* OutputMcpServerToolItem/properties/status */ {name: ref{80638, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{289, 2}},
+	1800:/* OutputMcpServerToolItem/properties/status/anyOf/1 */ {name: ref{80679, 49}, kind: kindScalar, mask: mNull},
+	1801:/* OutputMcpServerToolItem/properties/toolName */ {name: ref{80728, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1802:/* OutputMcpServerToolItem/properties/type */ {name: ref{80771, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{649, 1}},
+	1803:/* OutputMemoryServerToolItem/properties/action */ {name: ref{80810, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{650, 3}},
+	1804:/* OutputMemoryServerToolItem/properties/id */ {name: ref{80869, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1805:/* OutputMemoryServerToolItem/properties/key */ {name: ref{80909, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1806:/* OutputMemoryServerToolItem/properties/status */ {name: ref{80950, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{291, 2}},
+	1807:/* OutputMemoryServerToolItem/properties/status/anyOf/1 */ {name: ref{80994, 52}, kind: kindScalar, mask: mNull},
+	1808:/* OutputMemoryServerToolItem/properties/type */ {name: ref{81046, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{653, 1}},
+	1809:/* OutputMemoryServerToolItem/properties/value */ {name: ref{81088, 43}, kind: kindAny, mask: mAll},
+	1810:/* OutputMessage/properties/content */ {name: ref{81131, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1811},
+	1811:/* OutputMessage/properties/content/items */ {name: ref{81163, 38}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{346, 2}},
+	1812:/* OutputMessage/properties/id */ {name: ref{81201, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1813:/* OutputMessage/properties/phase */ {name: ref{81228, 30}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{654, 2}},
+	1814:/* OutputMessage/properties/role */ {name: ref{81258, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{656, 1}},
+	1815:/* OutputMessage/properties/type */ {name: ref{81287, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{657, 1}},
+	1816:/* OutputReasoningItem/properties/content */ {name: ref{81316, 38}, kind: kindArray, mask: mArray | mNull, items: 359},
+	1817:/* OutputReasoningItem/properties/signature */ {name: ref{81354, 40}, kind: kindScalar, mask: mNull | mString},
+	1818:/* OutputSearchModelsServerToolItem/properties/arguments */ {name: ref{81394, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1819:/* OutputSearchModelsServerToolItem/properties/id */ {name: ref{81447, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1820:/* OutputSearchModelsServerToolItem/properties/query */ {name: ref{81493, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1821:/* OutputSearchModelsServerToolItem/properties/status */ {name: ref{81542, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{293, 2}},
+	1822:/* OutputSearchModelsServerToolItem/properties/status/anyOf/1 */ {name: ref{81592, 58}, kind: kindScalar, mask: mNull},
+	1823:/* OutputSearchModelsServerToolItem/properties/type */ {name: ref{81650, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{658, 1}},
+	1824:/* OutputShellCallItem/properties/action */ {name: ref{81698, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1890, 3}, nonull: true, nreq: 3},
+	1825:/* OutputShellCallItem/properties/action/properties/commands */ {name: ref{81743, 57}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1826},
+	1826:/* OutputShellCallItem/properties/action/properties/commands/items */ {name: ref{81800, 63}, kind: kindScalar, mask: mString},
+	1827:/* OutputShellCallItem/properties/action/properties/max_output_length */ {name: ref{81863, 66}, kind: kindScalar, mask: mInteger | mNull},
+	1828:/* OutputShellCallItem/properties/action/properties/timeout_ms */ {name: ref{81929, 59}, kind: kindScalar, mask: mInteger | mNull},
+	1829:/* OutputShellCallItem/properties/arguments */ {name: ref{81988, 40}, kind: kindScalar, mask: mNull | mString},
+	1830:/* OutputShellCallItem/properties/call_id */ {name: ref{82028, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1831:/* OutputShellCallItem/properties/id */ {name: ref{82066, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1832:/* OutputShellCallItem/properties/status */ {name: ref{82099, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{295, 2}},
+	1833:/* OutputShellCallItem/properties/status/anyOf/1 */ {name: ref{82136, 45}, kind: kindScalar, mask: mNull},
+	1834:/* OutputShellCallItem/properties/type */ {name: ref{82181, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{659, 1}},
+	1835:/* OutputShellCallOutputItem/properties/call_id */ {name: ref{82216, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1836:/* OutputShellCallOutputItem/properties/id */ {name: ref{82260, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1837:/* OutputShellCallOutputItem/properties/max_output_length */ {name: ref{82299, 54}, kind: kindScalar, mask: mInteger | mNull},
+	1838:/* OutputShellCallOutputItem/properties/output */ {name: ref{82353, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	1839:/* OutputShellCallOutputItem/properties/status */ {name: ref{82396, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{297, 2}},
+	1840:/* OutputShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{82439, 51}, kind: kindScalar, mask: mNull},
+	1841:/* OutputShellCallOutputItem/properties/type */ {name: ref{82490, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{660, 1}},
+	1842:/* OutputShellServerToolItem/properties/action */ {name: ref{82531, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1893, 3}, nonull: true, nreq: 1},
+	1843:/* OutputShellServerToolItem/properties/action/properties/commands */ {name: ref{82574, 63}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1844},
+	1844:/* OutputShellServerToolItem/properties/action/properties/commands/items */ {name: ref{82637, 69}, kind: kindScalar, mask: mString},
+	1845:/* OutputShellServerToolItem/properties/action/properties/max_output_length */ {name: ref{82706, 72}, kind: kindScalar, mask: mInteger | mNull},
+	1846:/* OutputShellServerToolItem/properties/action/properties/timeout_ms */ {name: ref{82778, 65}, kind: kindScalar, mask: mInteger | mNull},
+	1847:/* OutputShellServerToolItem/properties/arguments */ {name: ref{82843, 46}, kind: kindScalar, mask: mNull | mString},
+	1848:/* OutputShellServerToolItem/properties/call_id */ {name: ref{82889, 44}, kind: kindScalar, mask: mNull | mString},
+	1849:/* OutputShellServerToolItem/properties/id */ {name: ref{82933, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1850:/* OutputShellServerToolItem/properties/output */ {name: ref{82972, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	1851:/* OutputShellServerToolItem/properties/status */ {name: ref{83015, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{299, 2}},
+	1852:/* OutputShellServerToolItem/properties/status/anyOf/1 */ {name: ref{83058, 51}, kind: kindScalar, mask: mNull},
+	1853:/* OutputShellServerToolItem/properties/type */ {name: ref{83109, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{661, 1}},
+	1854:/* OutputSubagentServerToolItem/properties/call_id */ {name: ref{83150, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1855:/* OutputSubagentServerToolItem/properties/error */ {name: ref{83197, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1856:/* OutputSubagentServerToolItem/properties/id */ {name: ref{83242, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1857:/* OutputSubagentServerToolItem/properties/instance_name */ {name: ref{83284, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1858:/* OutputSubagentServerToolItem/properties/model */ {name: ref{83337, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1859:/* OutputSubagentServerToolItem/properties/name */ {name: ref{83382, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1860:/* OutputSubagentServerToolItem/properties/outcome */ {name: ref{83426, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1861:/* OutputSubagentServerToolItem/properties/status */ {name: ref{83473, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{301, 2}},
+	1862:/* OutputSubagentServerToolItem/properties/status/anyOf/1 */ {name: ref{83519, 54}, kind: kindScalar, mask: mNull},
+	1863:/* OutputSubagentServerToolItem/properties/task_description */ {name: ref{83573, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1864:/* OutputSubagentServerToolItem/properties/task_name */ {name: ref{83629, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1865:/* OutputSubagentServerToolItem/properties/type */ {name: ref{83678, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{662, 1}},
+	1866:/* OutputTextEditorServerToolItem/properties/command */ {name: ref{83722, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{663, 4}},
+	1867:/* OutputTextEditorServerToolItem/properties/filePath */ {name: ref{83798, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1868:/* OutputTextEditorServerToolItem/properties/id */ {name: ref{83848, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1869:/* OutputTextEditorServerToolItem/properties/status */ {name: ref{83892, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{303, 2}},
+	1870:/* OutputTextEditorServerToolItem/properties/status/anyOf/1 */ {name: ref{83940, 56}, kind: kindScalar, mask: mNull},
+	1871:/* OutputTextEditorServerToolItem/properties/type */ {name: ref{83996, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{667, 1}},
+	1872:/* OutputToolSearchServerToolItem/properties/id */ {name: ref{84042, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1873:/* OutputToolSearchServerToolItem/properties/query */ {name: ref{84086, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1874:/* OutputToolSearchServerToolItem/properties/status */ {name: ref{84133, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{305, 2}},
+	1875:/* OutputToolSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{84181, 56}, kind: kindScalar, mask: mNull},
+	1876:/* OutputToolSearchServerToolItem/properties/type */ {name: ref{84237, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{668, 1}},
+	1877:/* OutputWebFetchServerToolItem/properties/content */ {name: ref{84283, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1878:/* OutputWebFetchServerToolItem/properties/error */ {name: ref{84330, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1879:/* OutputWebFetchServerToolItem/properties/httpStatus */ {name: ref{84375, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1880:/* OutputWebFetchServerToolItem/properties/id */ {name: ref{84425, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1881:/* OutputWebFetchServerToolItem/properties/status */ {name: ref{84467, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{307, 2}},
+	1882:/* OutputWebFetchServerToolItem/properties/status/anyOf/1 */ {name: ref{84513, 54}, kind: kindScalar, mask: mNull},
+	1883:/* OutputWebFetchServerToolItem/properties/title */ {name: ref{84567, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1884:/* OutputWebFetchServerToolItem/properties/type */ {name: ref{84612, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{669, 1}},
+	1885:/* OutputWebFetchServerToolItem/properties/url */ {name: ref{84656, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1886:/* OutputWebSearchServerToolItem/properties/action */ {name: ref{84699, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1896, 3}, nonull: true, nreq: 2},
+	1887:/* OutputWebSearchServerToolItem/properties/action/properties/query */ {name: ref{84746, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1888:/* OutputWebSearchServerToolItem/properties/action/properties/sources */ {name: ref{84810, 66}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1889},
+	1889:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items */ {name: ref{84876, 72}, kind: kindObject, mask: mObject, props: ref{1899, 2}, nreq: 2},
+	1890:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/type */ {name: ref{84948, 88}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{670, 1}},
+	1891:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/url */ {name: ref{85036, 87}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1892:/* OutputWebSearchServerToolItem/properties/action/properties/type */ {name: ref{85123, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{671, 1}},
+	1893:/* OutputWebSearchServerToolItem/properties/id */ {name: ref{85186, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1894:/* OutputWebSearchServerToolItem/properties/status */ {name: ref{85229, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{309, 2}},
+	1895:/* OutputWebSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{85276, 55}, kind: kindScalar, mask: mNull},
+	1896:/* OutputWebSearchServerToolItem/properties/type */ {name: ref{85331, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{672, 1}},
+	1897:/* PDFParserOptions/properties/engine */ {name: ref{85376, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{311, 2}},
+	1898:/* PDFParserOptions/properties/engine/anyOf/1 */ {name: ref{85410, 42}, kind: kindScalar, mask: mNull},
+	1899:/* ParetoRouterPlugin/properties/enabled */ {name: ref{85452, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1900:/* ParetoRouterPlugin/properties/id */ {name: ref{85489, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{673, 1}},
+	1901:/* ParetoRouterPlugin/properties/max_price */ {name: ref{85521, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1902:/* ParetoRouterPlugin/properties/min_coding_score */ {name: ref{85560, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1903:/* ParetoRouterPlugin/properties/price_source */ {name: ref{85606, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{674, 2}},
+	1904:/* PayloadTooLargeResponse/properties/error */ {name: ref{85660, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{313, 2}},
+	1905:/* PayloadTooLargeResponse/properties/error/anyOf/1 */ {name: ref{85700, 48}, kind: kindScalar, mask: mNull},
+	1906:/* PayloadTooLargeResponse/properties/openrouter_metadata */ {name: ref{85748, 54}, kind: kindAny, mask: mAll},
+	1907:/* PayloadTooLargeResponse/properties/user_id */ {name: ref{85802, 42}, kind: kindScalar, mask: mNull | mString},
+	1908:/* PayloadTooLargeResponseErrorData/properties/code */ {name: ref{85844, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1909:/* PayloadTooLargeResponseErrorData/properties/message */ {name: ref{85892, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1910:/* PayloadTooLargeResponseErrorData/properties/metadata */ {name: ref{85943, 52}, kind: kindAny, mask: mAll},
+	1911:/* PaymentRequiredResponse/properties/error */ {name: ref{85995, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{315, 2}},
+	1912:/* PaymentRequiredResponse/properties/error/anyOf/1 */ {name: ref{86035, 48}, kind: kindScalar, mask: mNull},
+	1913:/* PaymentRequiredResponse/properties/openrouter_metadata */ {name: ref{86083, 54}, kind: kindAny, mask: mAll},
+	1914:/* PaymentRequiredResponse/properties/user_id */ {name: ref{86137, 42}, kind: kindScalar, mask: mNull | mString},
+	1915:/* PaymentRequiredResponseErrorData/properties/code */ {name: ref{86179, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1916:/* PaymentRequiredResponseErrorData/properties/message */ {name: ref{86227, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1917:/* PaymentRequiredResponseErrorData/properties/metadata */ {name: ref{86278, 52}, kind: kindAny, mask: mAll},
+	1918:/* PercentileLatencyCutoffs/properties/p50 */ {name: ref{86330, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1919:/* PercentileLatencyCutoffs/properties/p75 */ {name: ref{86369, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1920:/* PercentileLatencyCutoffs/properties/p90 */ {name: ref{86408, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1921:/* PercentileLatencyCutoffs/properties/p99 */ {name: ref{86447, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1922:/* PercentileThroughputCutoffs/properties/p50 */ {name: ref{86486, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1923:/* PercentileThroughputCutoffs/properties/p75 */ {name: ref{86528, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1924:/* PercentileThroughputCutoffs/properties/p90 */ {name: ref{86570, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1925:/* PercentileThroughputCutoffs/properties/p99 */ {name: ref{86612, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1926:/* PipelineStage/properties/cost_usd */ {name: ref{86654, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1927:/* PipelineStage/properties/data */ {name: ref{86687, 29}, kind: kindAny, mask: mAll},
+	1928:/* PipelineStage/properties/guardrail_id */ {name: ref{86716, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1929:/* PipelineStage/properties/guardrail_scope */ {name: ref{86753, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1930:/* PipelineStage/properties/name */ {name: ref{86793, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1931:/* PipelineStage/properties/summary */ {name: ref{86822, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1932:/* PipelineStage/properties/type */ {name: ref{86854, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{317, 2}},
+	1933:/* PipelineStage/properties/type/anyOf/1 */ {name: ref{86883, 37}, kind: kindScalar, mask: mNull},
+	1934:/* Prediction/properties/content */ {name: ref{86920, 29}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{319, 3}},
+	1935:/* Prediction/properties/content/anyOf/0 */ {name: ref{86949, 37}, kind: kindScalar, mask: mString},
+	1936:/* Prediction/properties/content/anyOf/1 */ {name: ref{86986, 37}, kind: kindArray, mask: mArray, items: 325},
+	1937:/* Prediction/properties/content/anyOf/2 */ {name: ref{87023, 37}, kind: kindScalar, mask: mNull},
+	1938:/* Prediction/properties/type */ {name: ref{87060, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{676, 1}},
+	1939:/* PredictionContentText/properties/text */ {name: ref{87086, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1940:/* PredictionContentText/properties/type */ {name: ref{87123, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{677, 1}},
+	1941:/* PreferredMaxLatency/anyOf/0 */ {name: ref{87160, 27}, kind: kindScalar, mask: mInteger | mNumber},
+	1942:/* PreferredMaxLatency/anyOf/2 */ {name: ref{87187, 27}, kind: kindScalar, mask: mNull},
+	1943:/* PreferredMinThroughput/anyOf/0 */ {name: ref{87214, 30}, kind: kindScalar, mask: mInteger | mNumber},
+	1944:/* PreferredMinThroughput/anyOf/2 */ {name: ref{87244, 30}, kind: kindScalar, mask: mNull},
+	1945:/* Preview_20250311_WebSearchServerTool/properties/engine */ {name: ref{87274, 54}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{322, 2}},
+	1946:/* Preview_20250311_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87328, 62}, kind: kindScalar, mask: mNull},
+	1947:/* Preview_20250311_WebSearchServerTool/properties/max_results */ {name: ref{87390, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1948:/* Preview_20250311_WebSearchServerTool/properties/max_uses */ {name: ref{87449, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1949:/* Preview_20250311_WebSearchServerTool/properties/mode */ {name: ref{87505, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{324, 2}},
+	1950:/* Preview_20250311_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{87557, 60}, kind: kindScalar, mask: mNull},
+	1951:/* Preview_20250311_WebSearchServerTool/properties/search_context_size */ {name: ref{87617, 67}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{326, 2}},
+	1952:/* Preview_20250311_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{87684, 75}, kind: kindScalar, mask: mNull},
+	1953:/* Preview_20250311_WebSearchServerTool/properties/type */ {name: ref{87759, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{678, 1}},
+	1954:/* Preview_WebSearchServerTool/properties/engine */ {name: ref{87811, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{328, 2}},
+	1955:/* Preview_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87856, 53}, kind: kindScalar, mask: mNull},
+	1956:/* Preview_WebSearchServerTool/properties/max_results */ {name: ref{87909, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1957:/* Preview_WebSearchServerTool/properties/max_uses */ {name: ref{87959, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1958:/* Preview_WebSearchServerTool/properties/mode */ {name: ref{88006, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{330, 2}},
+	1959:/* Preview_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{88049, 51}, kind: kindScalar, mask: mNull},
+	1960:/* Preview_WebSearchServerTool/properties/search_context_size */ {name: ref{88100, 58}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{332, 2}},
+	1961:/* Preview_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{88158, 66}, kind: kindScalar, mask: mNull},
+	1962:/* Preview_WebSearchServerTool/properties/type */ {name: ref{88224, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{679, 1}},
+	1963:/* Preview_WebSearchUserLocation/properties/city */ {name: ref{88267, 45}, kind: kindScalar, mask: mNull | mString},
+	1964:/* Preview_WebSearchUserLocation/properties/country */ {name: ref{88312, 48}, kind: kindScalar, mask: mNull | mString},
+	1965:/* Preview_WebSearchUserLocation/properties/region */ {name: ref{88360, 47}, kind: kindScalar, mask: mNull | mString},
+	1966:/* Preview_WebSearchUserLocation/properties/timezone */ {name: ref{88407, 49}, kind: kindScalar, mask: mNull | mString},
+	1967:/* Preview_WebSearchUserLocation/properties/type */ {name: ref{88456, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{680, 1}},
+	1968:/* PromptCacheBreakpoint/properties/mode */ {name: ref{88512, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{681, 1}},
+	1969:/* PromptCacheOptions/properties/mode */ {name: ref{88557, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{682, 1}},
+	1970:/* PromptCacheOptions/properties/ttl */ {name: ref{88591, 33}, kind: kindScalar, mask: mNull | mString},
+	1971:/* ProviderOverloadedResponse/properties/error */ {name: ref{88624, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{334, 2}},
+	1972:/* ProviderOverloadedResponse/properties/error/anyOf/1 */ {name: ref{88667, 51}, kind: kindScalar, mask: mNull},
+	1973:/* ProviderOverloadedResponse/properties/openrouter_metadata */ {name: ref{88718, 57}, kind: kindAny, mask: mAll},
+	1974:/* ProviderOverloadedResponse/properties/user_id */ {name: ref{88775, 45}, kind: kindScalar, mask: mNull | mString},
+	1975:/* ProviderOverloadedResponseErrorData/properties/code */ {name: ref{88820, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1976:/* ProviderOverloadedResponseErrorData/properties/message */ {name: ref{88871, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1977:/* ProviderOverloadedResponseErrorData/properties/metadata */ {name: ref{88925, 55}, kind: kindAny, mask: mAll},
+	1978:/* ProviderPreferences/properties/allow_fallbacks */ {name: ref{88980, 46}, kind: kindScalar, mask: mBool | mNull},
+	1979:/* ProviderPreferences/properties/data_collection */ {name: ref{89026, 46}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{683, 2}},
+	1980:/* ProviderPreferences/properties/enforce_distillable_text */ {name: ref{89081, 55}, kind: kindScalar, mask: mBool | mNull},
+	1981:/* ProviderPreferences/properties/ignore */ {name: ref{89136, 37}, kind: kindArray, mask: mArray | mNull, items: 1982},
+	1982:/* ProviderPreferences/properties/ignore/items */ {name: ref{89173, 43}, kind: kindScalar, mask: mString},
+	1983:/* ProviderPreferences/properties/max_price */ {name: ref{89216, 40}, kind: kindObject, mask: mNull | mObject, props: ref{1901, 5}, nonull: true},
+	1984:/* ProviderPreferences/properties/max_price/properties/audio */ {name: ref{89273, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1985:/* ProviderPreferences/properties/max_price/properties/completion */ {name: ref{89330, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1986:/* ProviderPreferences/properties/max_price/properties/image */ {name: ref{89392, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1987:/* ProviderPreferences/properties/max_price/properties/prompt */ {name: ref{89449, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1988:/* ProviderPreferences/properties/max_price/properties/request */ {name: ref{89507, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1989:/* ProviderPreferences/properties/only */ {name: ref{89566, 35}, kind: kindArray, mask: mArray | mNull, items: 1990},
+	1990:/* ProviderPreferences/properties/only/items */ {name: ref{89601, 41}, kind: kindScalar, mask: mString},
+	1991:/* ProviderPreferences/properties/order */ {name: ref{89642, 36}, kind: kindArray, mask: mArray | mNull, items: 1992},
+	1992:/* ProviderPreferences/properties/order/items */ {name: ref{89678, 42}, kind: kindScalar, mask: mString},
+	1993:/* ProviderPreferences/properties/quantizations */ {name: ref{89720, 44}, kind: kindArray, mask: mArray | mNull, items: 339},
+	1994:/* ProviderPreferences/properties/require_parameters */ {name: ref{89764, 49}, kind: kindScalar, mask: mBool | mNull},
+	1995:/* ProviderPreferences/properties/sort */ {name: ref{89813, 35}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{336, 3}},
+	1996:/* ProviderPreferences/properties/sort/anyOf/2 */ {name: ref{89848, 43}, kind: kindScalar, mask: mNull},
+	1997:/* ProviderPreferences/properties/zdr */ {name: ref{89891, 34}, kind: kindScalar, mask: mBool | mNull},
+	1998:/* ProviderSortConfig/properties/by */ {name: ref{89925, 32}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{685, 4}},
+	1999:/* ProviderSortConfig/properties/partition */ {name: ref{89957, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{689, 2}},
+	2000:/* ReasoningConfig/allOf/1/properties/enabled */ {name: ref{89996, 42}, kind: kindScalar, mask: mBool | mNull},
+	2001:/* ReasoningConfig/allOf/1/properties/max_tokens */ {name: ref{90038, 45}, kind: kindScalar, mask: mInteger | mNull},
+	2002:/* ReasoningDetailEncrypted/properties/data */ {name: ref{90083, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2003:/* ReasoningDetailEncrypted/properties/id */ {name: ref{90123, 38}, kind: kindScalar, mask: mNull | mString},
+	2004:/* ReasoningDetailEncrypted/properties/index */ {name: ref{90161, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2005:/* ReasoningDetailEncrypted/properties/type */ {name: ref{90202, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{691, 1}},
+	2006:/* ReasoningDetailServerToolCall/properties/arguments */ {name: ref{90242, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2007:/* ReasoningDetailServerToolCall/properties/id */ {name: ref{90292, 43}, kind: kindScalar, mask: mNull | mString},
+	2008:/* ReasoningDetailServerToolCall/properties/index */ {name: ref{90335, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2009:/* ReasoningDetailServerToolCall/properties/result */ {name: ref{90381, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2010:/* ReasoningDetailServerToolCall/properties/tool_call_id */ {name: ref{90428, 53}, kind: kindScalar, mask: mNull | mString},
+	2011:/* ReasoningDetailServerToolCall/properties/tool_name */ {name: ref{90481, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2012:/* ReasoningDetailServerToolCall/properties/type */ {name: ref{90531, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{692, 1}},
+	2013:/* ReasoningDetailSummary/properties/id */ {name: ref{90576, 36}, kind: kindScalar, mask: mNull | mString},
+	2014:/* ReasoningDetailSummary/properties/index */ {name: ref{90612, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2015:/* ReasoningDetailSummary/properties/summary */ {name: ref{90651, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2016:/* ReasoningDetailSummary/properties/type */ {name: ref{90692, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{693, 1}},
+	2017:/* ReasoningDetailText/properties/id */ {name: ref{90730, 33}, kind: kindScalar, mask: mNull | mString},
+	2018:/* ReasoningDetailText/properties/index */ {name: ref{90763, 36}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2019:/* ReasoningDetailText/properties/signature */ {name: ref{90799, 40}, kind: kindScalar, mask: mNull | mString},
+	2020:/* ReasoningDetailText/properties/text */ {name: ref{90839, 35}, kind: kindScalar, mask: mNull | mString},
+	2021:/* ReasoningDetailText/properties/type */ {name: ref{90874, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{694, 1}},
+	2022:/* ReasoningItem/properties/content */ {name: ref{90909, 32}, kind: kindArray, mask: mArray | mNull, items: 359},
+	2023:/* ReasoningItem/properties/signature */ {name: ref{90941, 34}, kind: kindScalar, mask: mNull | mString},
+	2024:/* ReasoningSummaryText/properties/text */ {name: ref{90975, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2025:/* ReasoningSummaryText/properties/type */ {name: ref{91011, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{695, 1}},
+	2026:/* ReasoningTextContent/properties/text */ {name: ref{91059, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2027:/* ReasoningTextContent/properties/type */ {name: ref{91095, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{696, 1}},
+	2028:/* RequestTimeoutResponse/properties/error */ {name: ref{91131, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{339, 2}},
+	2029:/* RequestTimeoutResponse/properties/error/anyOf/1 */ {name: ref{91170, 47}, kind: kindScalar, mask: mNull},
+	2030:/* RequestTimeoutResponse/properties/openrouter_metadata */ {name: ref{91217, 53}, kind: kindAny, mask: mAll},
+	2031:/* RequestTimeoutResponse/properties/user_id */ {name: ref{91270, 41}, kind: kindScalar, mask: mNull | mString},
+	2032:/* RequestTimeoutResponseErrorData/properties/code */ {name: ref{91311, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2033:/* RequestTimeoutResponseErrorData/properties/message */ {name: ref{91358, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2034:/* RequestTimeoutResponseErrorData/properties/metadata */ {name: ref{91408, 51}, kind: kindAny, mask: mAll},
+	2035:/* ResponseHealingPlugin/properties/enabled */ {name: ref{91459, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2036:/* ResponseHealingPlugin/properties/id */ {name: ref{91499, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{697, 1}},
+	2037:/* ResponseOutputText/properties/annotations */ {name: ref{91534, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 237},
+	2038:/* ResponseOutputText/properties/logprobs */ {name: ref{91575, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2039},
+	2039:/* ResponseOutputText/properties/logprobs/items */ {name: ref{91613, 44}, kind: kindObject, mask: mObject, props: ref{1906, 4}, nreq: 4},
+	2040:/* ResponseOutputText/properties/logprobs/items/properties/bytes */ {name: ref{91657, 61}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2041},
+	2041:/* ResponseOutputText/properties/logprobs/items/properties/bytes/items */ {name: ref{91718, 67}, kind: kindScalar, mask: mInteger},
+	2042:/* ResponseOutputText/properties/logprobs/items/properties/logprob */ {name: ref{91785, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2043:/* ResponseOutputText/properties/logprobs/items/properties/token */ {name: ref{91848, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2044:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs */ {name: ref{91909, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2045},
+	2045:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items */ {name: ref{91977, 74}, kind: kindObject, mask: mObject, props: ref{1910, 3}, nreq: 3},
+	2046:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes */ {name: ref{92051, 91}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2047},
+	2047:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes/items */ {name: ref{92142, 97}, kind: kindScalar, mask: mInteger},
+	2048:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/logprob */ {name: ref{92239, 93}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2049:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/token */ {name: ref{92332, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2050:/* ResponseOutputText/properties/text */ {name: ref{92423, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2051:/* ResponseOutputText/properties/type */ {name: ref{92457, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{698, 1}},
+	2052:/* ResponsesErrorField/properties/code */ {name: ref{92491, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{699, 20}},
+	2053:/* ResponsesErrorField/properties/message */ {name: ref{92821, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2054:/* ResponsesRequest/properties/background */ {name: ref{92859, 38}, kind: kindScalar, mask: mBool | mNull},
+	2055:/* ResponsesRequest/properties/cache_control */ {name: ref{92897, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{341, 2}},
+	2056:/* ResponsesRequest/properties/cache_control/anyOf/1 */ {name: ref{92938, 49}, kind: kindScalar, mask: mNull},
+	2057:/* ResponsesRequest/properties/debug */ {name: ref{92987, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{343, 2}},
+	2058:/* ResponsesRequest/properties/debug/anyOf/1 */ {name: ref{93020, 41}, kind: kindScalar, mask: mNull},
+	2059:/* ResponsesRequest/properties/frequency_penalty */ {name: ref{93061, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2060:/* ResponsesRequest/properties/image_config */ {name: ref{93106, 40}, kind: kindAny, mask: mAll},
+	2061:/* ResponsesRequest/properties/include */ {name: ref{93146, 35}, kind: kindArray, mask: mArray | mNull, items: 366},
+	2062:/* ResponsesRequest/properties/input */ {name: ref{93181, 33}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{345, 2}},
+	2063:/* ResponsesRequest/properties/input/anyOf/1 */ {name: ref{93214, 41}, kind: kindScalar, mask: mNull},
+	2064:/* ResponsesRequest/properties/instructions */ {name: ref{93255, 40}, kind: kindScalar, mask: mNull | mString},
+	2065:/* ResponsesRequest/properties/max_output_tokens */ {name: ref{93295, 45}, kind: kindScalar, mask: mInteger | mNull},
+	2066:/* ResponsesRequest/properties/max_tool_calls */ {name: ref{93340, 42}, kind: kindScalar, mask: mInteger | mNull},
+	2067:/* ResponsesRequest/properties/metadata */ {name: ref{93382, 36}, kind: kindAny, mask: mAll},
+	2068:/* ResponsesRequest/properties/modalities */ {name: ref{93418, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 301},
+	2069:/* ResponsesRequest/properties/model */ {name: ref{93456, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2070:/* ResponsesRequest/properties/models */ {name: ref{93489, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2071},
+	2071:/* ResponsesRequest/properties/models/items */ {name: ref{93523, 40}, kind: kindScalar, mask: mString},
+	2072:/* ResponsesRequest/properties/parallel_tool_calls */ {name: ref{93563, 47}, kind: kindScalar, mask: mBool | mNull},
+	2073:/* ResponsesRequest/properties/plugins */ {name: ref{93610, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2074},
+	2074:/* ResponsesRequest/properties/plugins/items */ {name: ref{93645, 41}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{348, 10}},
+	2075:/* ResponsesRequest/properties/presence_penalty */ {name: ref{93686, 44}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2076:/* ResponsesRequest/properties/previous_response_id */ {name: ref{93730, 48}, kind: kindAny, mask: mAll},
+	2077:/* ResponsesRequest/properties/prompt_cache_key */ {name: ref{93778, 44}, kind: kindScalar, mask: mNull | mString},
+	2078:/* ResponsesRequest/properties/safety_identifier */ {name: ref{93822, 45}, kind: kindScalar, mask: mNull | mString},
+	2079:/* ResponsesRequest/properties/service_tier */ {name: ref{93867, 40}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{719, 6}},
+	2080:/* ResponsesRequest/properties/session_id */ {name: ref{93907, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2081:/* ResponsesRequest/properties/stop_server_tools_when */ {name: ref{93945, 50}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{347, 2}},
+	2082:/* ResponsesRequest/properties/stop_server_tools_when/anyOf/1 */ {name: ref{93995, 58}, kind: kindScalar, mask: mNull},
+	2083:/* ResponsesRequest/properties/store */ {name: ref{94053, 33}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2084:/* ResponsesRequest/properties/stream */ {name: ref{94086, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2085:/* ResponsesRequest/properties/temperature */ {name: ref{94120, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2086:/* ResponsesRequest/properties/text */ {name: ref{94159, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{349, 2}},
+	2087:/* ResponsesRequest/properties/text/anyOf/1 */ {name: ref{94191, 40}, kind: kindScalar, mask: mNull},
+	2088:/* ResponsesRequest/properties/tool_choice */ {name: ref{94231, 39}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{351, 2}},
+	2089:/* ResponsesRequest/properties/tool_choice/anyOf/1 */ {name: ref{94270, 47}, kind: kindScalar, mask: mNull},
+	2090:/* ResponsesRequest/properties/tools */ {name: ref{94317, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2091},
+	2091:/* ResponsesRequest/properties/tools/items */ {name: ref{94350, 39}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{358, 28}},
+	2092:/* ResponsesRequest/properties/top_k */ {name: ref{94389, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2093:/* ResponsesRequest/properties/top_logprobs */ {name: ref{94422, 40}, kind: kindScalar, mask: mInteger | mNull},
+	2094:/* ResponsesRequest/properties/top_p */ {name: ref{94462, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2095:/* ResponsesRequest/properties/trace */ {name: ref{94495, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{353, 2}},
+	2096:/* ResponsesRequest/properties/trace/anyOf/1 */ {name: ref{94528, 41}, kind: kindScalar, mask: mNull},
+	2097:/* ResponsesRequest/properties/user */ {name: ref{94569, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2098:/* ResponsesRequestToolsFunction/allOf/1/properties/defer_loading */ {name: ref{94601, 62}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2099:/* ResponsesStreamingResponse/properties/data */ {name: ref{94663, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{355, 2}},
+	2100:/* ResponsesStreamingResponse/properties/data/anyOf/1 */ {name: ref{94705, 50}, kind: kindScalar, mask: mNull},
+	2101:/* RouterAttempt/properties/model */ {name: ref{94755, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2102:/* RouterAttempt/properties/provider */ {name: ref{94785, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2103:/* RouterAttempt/properties/status */ {name: ref{94818, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2104:/* RouterParams/properties/quality_floor */ {name: ref{94849, 37}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2105:/* RouterParams/properties/throughput_floor */ {name: ref{94886, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2106:/* RouterParams/properties/version_group */ {name: ref{94926, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2107:/* SearchModelsServerToolConfig/properties/max_results */ {name: ref{94963, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2108:/* SearchModelsServerTool_OpenRouter/properties/parameters */ {name: ref{95014, 55}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{357, 2}},
+	2109:/* SearchModelsServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{95069, 63}, kind: kindScalar, mask: mNull},
+	2110:/* SearchModelsServerTool_OpenRouter/properties/type */ {name: ref{95132, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{725, 1}},
+	2111:/* ServerToolUseDetails/properties/tool_calls_executed */ {name: ref{95181, 51}, kind: kindScalar, mask: mInteger | mNull},
+	2112:/* ServerToolUseDetails/properties/tool_calls_requested */ {name: ref{95232, 52}, kind: kindScalar, mask: mInteger | mNull},
+	2113:/* ServerToolUseDetails/properties/web_search_requests */ {name: ref{95284, 51}, kind: kindScalar, mask: mInteger | mNull},
+	2114:/* ServiceUnavailableResponse/properties/error */ {name: ref{95335, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{359, 2}},
+	2115:/* ServiceUnavailableResponse/properties/error/anyOf/1 */ {name: ref{95378, 51}, kind: kindScalar, mask: mNull},
+	2116:/* ServiceUnavailableResponse/properties/openrouter_metadata */ {name: ref{95429, 57}, kind: kindAny, mask: mAll},
+	2117:/* ServiceUnavailableResponse/properties/user_id */ {name: ref{95486, 45}, kind: kindScalar, mask: mNull | mString},
+	2118:/* ServiceUnavailableResponseErrorData/properties/code */ {name: ref{95531, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2119:/* ServiceUnavailableResponseErrorData/properties/message */ {name: ref{95582, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2120:/* ServiceUnavailableResponseErrorData/properties/metadata */ {name: ref{95636, 55}, kind: kindAny, mask: mAll},
+	2121:/* ShellCallItem/properties/action */ {name: ref{95691, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1913, 3}, nonull: true, nreq: 1},
+	2122:/* ShellCallItem/properties/action/properties/commands */ {name: ref{95722, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2123},
+	2123:/* ShellCallItem/properties/action/properties/commands/items */ {name: ref{95773, 57}, kind: kindScalar, mask: mString},
+	2124:/* ShellCallItem/properties/action/properties/max_output_length */ {name: ref{95830, 60}, kind: kindScalar, mask: mInteger | mNull},
+	2125:/* ShellCallItem/properties/action/properties/timeout_ms */ {name: ref{95890, 53}, kind: kindScalar, mask: mInteger | mNull},
+	2126:/* ShellCallItem/properties/arguments */ {name: ref{95943, 34}, kind: kindScalar, mask: mNull | mString},
+	2127:/* ShellCallItem/properties/call_id */ {name: ref{95977, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2128:/* ShellCallItem/properties/environment */ {name: ref{96009, 36}, kind: kindAny, mask: mAll},
+	2129:/* ShellCallItem/properties/id */ {name: ref{96045, 27}, kind: kindScalar, mask: mNull | mString},
+	2130:/* ShellCallItem/properties/status */ {name: ref{96072, 31}, kind: kindAlts, mask: mNull | mString, alts: ref{361, 2}},
+	2131:/* ShellCallItem/properties/status/anyOf/1 */ {name: ref{96103, 39}, kind: kindScalar, mask: mNull},
+	2132:/* ShellCallItem/properties/type */ {name: ref{96142, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{726, 1}},
+	2133:/* ShellCallOutputContent/properties/outcome */ {name: ref{96171, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{386, 2}},
+	2134:/* ShellCallOutputContent/properties/stderr */ {name: ref{96216, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2135:/* ShellCallOutputContent/properties/stdout */ {name: ref{96256, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2136:/* ShellCallOutputContentOutcomeExit/properties/exit_code */ {name: ref{96296, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2137:/* ShellCallOutputContentOutcomeExit/properties/type */ {name: ref{96350, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{727, 1}},
+	2138:/* ShellCallOutputContentOutcomeTimeout/properties/type */ {name: ref{96399, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{728, 1}},
+	2139:/* ShellCallOutputItem/properties/call_id */ {name: ref{96451, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2140:/* ShellCallOutputItem/properties/id */ {name: ref{96489, 33}, kind: kindScalar, mask: mNull | mString},
+	2141:/* ShellCallOutputItem/properties/max_output_length */ {name: ref{96522, 48}, kind: kindScalar, mask: mInteger | mNull},
+	2142:/* ShellCallOutputItem/properties/output */ {name: ref{96570, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	2143:/* ShellCallOutputItem/properties/status */ {name: ref{96607, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{363, 2}},
+	2144:/* ShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{96644, 45}, kind: kindScalar, mask: mNull},
+	2145:/* ShellCallOutputItem/properties/type */ {name: ref{96689, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{729, 1}},
+	2146:/* ShellServerTool/properties/type */ {name: ref{96724, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{730, 1}},
+	2147:/* ShellServerToolConfig/properties/engine */ {name: ref{96755, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{365, 2}},
+	2148:/* ShellServerToolConfig/properties/engine/anyOf/1 */ {name: ref{96794, 47}, kind: kindScalar, mask: mNull},
+	2149:/* ShellServerToolConfig/properties/environment */ {name: ref{96841, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{367, 2}},
+	2150:/* ShellServerToolConfig/properties/environment/anyOf/1 */ {name: ref{96885, 52}, kind: kindScalar, mask: mNull},
+	2151:/* ShellServerToolConfig/properties/sleep_after_seconds */ {name: ref{96937, 52}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{369, 2}},
+	2152:/* ShellServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{96989, 60}, kind: kindScalar, mask: mNull},
+	2153:/* ShellServerTool_OpenRouter/properties/parameters */ {name: ref{97049, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{371, 2}},
+	2154:/* ShellServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{97097, 56}, kind: kindScalar, mask: mNull},
+	2155:/* ShellServerTool_OpenRouter/properties/type */ {name: ref{97153, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{731, 1}},
+	2156:/* StopServerToolsWhenFinishReasonIs/properties/reason */ {name: ref{97195, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2157:/* StopServerToolsWhenFinishReasonIs/properties/type */ {name: ref{97246, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{732, 1}},
+	2158:/* StopServerToolsWhenHasToolCall/properties/tool_name */ {name: ref{97295, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2159:/* StopServerToolsWhenHasToolCall/properties/type */ {name: ref{97346, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{733, 1}},
+	2160:/* StopServerToolsWhenMaxCost/properties/max_cost_in_dollars */ {name: ref{97392, 57}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2161:/* StopServerToolsWhenMaxCost/properties/type */ {name: ref{97449, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{734, 1}},
+	2162:/* StopServerToolsWhenMaxTokensUsed/properties/max_tokens */ {name: ref{97491, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2163:/* StopServerToolsWhenMaxTokensUsed/properties/type */ {name: ref{97545, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{735, 1}},
+	2164:/* StopServerToolsWhenStepCountIs/properties/step_count */ {name: ref{97593, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2165:/* StopServerToolsWhenStepCountIs/properties/type */ {name: ref{97645, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{736, 1}},
+	2166:/* StoredPromptTemplate/properties/id */ {name: ref{97691, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2167:/* StoredPromptTemplate/properties/variables */ {name: ref{97725, 41}, kind: kindAny, mask: mAll},
+	2168:/* StreamEventsResponseCompleted/properties/response */ {name: ref{97766, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{373, 2}},
+	2169:/* StreamEventsResponseCompleted/properties/response/anyOf/1 */ {name: ref{97815, 57}, kind: kindScalar, mask: mNull},
+	2170:/* StreamEventsResponseFailed/properties/response */ {name: ref{97872, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{375, 2}},
+	2171:/* StreamEventsResponseFailed/properties/response/anyOf/1 */ {name: ref{97918, 54}, kind: kindScalar, mask: mNull},
+	2172:/* StreamEventsResponseIncomplete/properties/response */ {name: ref{97972, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{377, 2}},
+	2173:/* StreamEventsResponseIncomplete/properties/response/anyOf/1 */ {name: ref{98022, 58}, kind: kindScalar, mask: mNull},
+	2174:/* StreamEventsResponseOutputItemAdded/properties/item */ {name: ref{98080, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{379, 2}},
+	2175:/* StreamEventsResponseOutputItemAdded/properties/item/anyOf/1 */ {name: ref{98131, 59}, kind: kindScalar, mask: mNull},
+	2176:/* StreamEventsResponseOutputItemDone/properties/item */ {name: ref{98190, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{381, 2}},
+	2177:/* StreamEventsResponseOutputItemDone/properties/item/anyOf/1 */ {name: ref{98240, 58}, kind: kindScalar, mask: mNull},
+	2178:/* StreamLogprob/properties/top_logprobs */ {name: ref{98298, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 410},
+	2179:/* SubagentNestedTool/properties/parameters */ {name: ref{98335, 40}, kind: kindAny, mask: mAll},
+	2180:/* SubagentNestedTool/properties/type */ {name: ref{98375, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2181:/* SubagentReasoning/properties/effort */ {name: ref{98409, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{737, 7}},
+	2182:/* SubagentReasoning/properties/max_tokens */ {name: ref{98444, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2183:/* SubagentServerToolConfig/properties/inherit_functions */ {name: ref{98483, 53}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2184:/* SubagentServerToolConfig/properties/inherited_function_names */ {name: ref{98536, 60}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2185},
+	2185:/* SubagentServerToolConfig/properties/inherited_function_names/items */ {name: ref{98596, 66}, kind: kindScalar, mask: mString},
+	2186:/* SubagentServerToolConfig/properties/instructions */ {name: ref{98662, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2187:/* SubagentServerToolConfig/properties/max_completion_tokens */ {name: ref{98710, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2188:/* SubagentServerToolConfig/properties/max_tool_calls */ {name: ref{98767, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2189:/* SubagentServerToolConfig/properties/model */ {name: ref{98817, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2190:/* SubagentServerToolConfig/properties/name */ {name: ref{98858, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2191:/* SubagentServerToolConfig/properties/reasoning */ {name: ref{98898, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{383, 2}},
+	2192:/* SubagentServerToolConfig/properties/reasoning/anyOf/1 */ {name: ref{98943, 53}, kind: kindScalar, mask: mNull},
+	2193:/* SubagentServerToolConfig/properties/temperature */ {name: ref{98996, 47}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2194:/* SubagentServerToolConfig/properties/tools */ {name: ref{99043, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 411},
+	2195:/* SubagentServerTool_OpenRouter/properties/parameters */ {name: ref{99084, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{385, 2}},
+	2196:/* SubagentServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{99135, 59}, kind: kindScalar, mask: mNull},
+	2197:/* SubagentServerTool_OpenRouter/properties/type */ {name: ref{99194, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{744, 1}},
+	2198:/* TextConfig/properties/format */ {name: ref{99239, 28}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{387, 2}},
+	2199:/* TextConfig/properties/format/anyOf/1 */ {name: ref{99267, 36}, kind: kindScalar, mask: mNull},
+	2200:/* TextConfig/properties/verbosity */ {name: ref{99303, 31}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{745, 3}},
+	2201:/* TextDeltaEvent/properties/logprobs */ {name: ref{99334, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
+	2202:/* TextDoneEvent/properties/logprobs */ {name: ref{99368, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
+	2203:/* TextExtendedConfig/properties/format */ {name: ref{99401, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{389, 2}},
+	2204:/* TextExtendedConfig/properties/format/anyOf/1 */ {name: ref{99437, 44}, kind: kindScalar, mask: mNull},
+	2205:/* TextExtendedConfig/properties/verbosity */ {name: ref{99481, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{748, 5}},
+	2206:/* TooManyRequestsResponse/properties/error */ {name: ref{99520, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{391, 2}},
+	2207:/* TooManyRequestsResponse/properties/error/anyOf/1 */ {name: ref{99560, 48}, kind: kindScalar, mask: mNull},
+	2208:/* TooManyRequestsResponse/properties/openrouter_metadata */ {name: ref{99608, 54}, kind: kindAny, mask: mAll},
+	2209:/* TooManyRequestsResponse/properties/user_id */ {name: ref{99662, 42}, kind: kindScalar, mask: mNull | mString},
+	2210:/* TooManyRequestsResponseErrorData/properties/code */ {name: ref{99704, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2211:/* TooManyRequestsResponseErrorData/properties/message */ {name: ref{99752, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2212:/* TooManyRequestsResponseErrorData/properties/metadata */ {name: ref{99803, 52}, kind: kindAny, mask: mAll},
+	2213:/* ToolChoiceAllowed/properties/mode */ {name: ref{99855, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{753, 2}},
+	2214:/* ToolChoiceAllowed/properties/tools */ {name: ref{99888, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2215},
+	2215:/* ToolChoiceAllowed/properties/tools/items */ {name: ref{99922, 40}, kind: kindAny, mask: mAll},
+	2216:/* ToolChoiceAllowed/properties/type */ {name: ref{99962, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{755, 1}},
+	2217:/* ToolSearchServerTool/properties/parameters */ {name: ref{99995, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{393, 2}},
+	2218:/* ToolSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{100037, 50}, kind: kindScalar, mask: mNull},
+	2219:/* ToolSearchServerTool/properties/type */ {name: ref{100087, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{756, 1}},
+	2220:/* ToolSearchServerToolConfig/properties/max_results */ {name: ref{100123, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2221:/* TraceConfig/properties/generation_name */ {name: ref{100172, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2222:/* TraceConfig/properties/parent_span_id */ {name: ref{100210, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2223:/* TraceConfig/properties/span_name */ {name: ref{100247, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2224:/* TraceConfig/properties/trace_id */ {name: ref{100279, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2225:/* TraceConfig/properties/trace_name */ {name: ref{100310, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2226:/* URLCitation/properties/content */ {name: ref{100343, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2227:/* URLCitation/properties/end_index */ {name: ref{100373, 32}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2228:/* URLCitation/properties/start_index */ {name: ref{100405, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2229:/* URLCitation/properties/title */ {name: ref{100439, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2230:/* URLCitation/properties/type */ {name: ref{100467, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{757, 1}},
+	2231:/* URLCitation/properties/url */ {name: ref{100494, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2232:/* UnauthorizedResponse/properties/error */ {name: ref{100520, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{395, 2}},
+	2233:/* UnauthorizedResponse/properties/error/anyOf/1 */ {name: ref{100557, 45}, kind: kindScalar, mask: mNull},
+	2234:/* UnauthorizedResponse/properties/openrouter_metadata */ {name: ref{100602, 51}, kind: kindAny, mask: mAll},
+	2235:/* UnauthorizedResponse/properties/user_id */ {name: ref{100653, 39}, kind: kindScalar, mask: mNull | mString},
+	2236:/* UnauthorizedResponseErrorData/properties/code */ {name: ref{100692, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2237:/* UnauthorizedResponseErrorData/properties/message */ {name: ref{100737, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2238:/* UnauthorizedResponseErrorData/properties/metadata */ {name: ref{100785, 49}, kind: kindAny, mask: mAll},
+	2239:/* UnprocessableEntityResponse/properties/error */ {name: ref{100834, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{397, 2}},
+	2240:/* UnprocessableEntityResponse/properties/error/anyOf/1 */ {name: ref{100878, 52}, kind: kindScalar, mask: mNull},
+	2241:/* UnprocessableEntityResponse/properties/openrouter_metadata */ {name: ref{100930, 58}, kind: kindAny, mask: mAll},
+	2242:/* UnprocessableEntityResponse/properties/user_id */ {name: ref{100988, 46}, kind: kindScalar, mask: mNull | mString},
+	2243:/* UnprocessableEntityResponseErrorData/properties/code */ {name: ref{101034, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2244:/* UnprocessableEntityResponseErrorData/properties/message */ {name: ref{101086, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2245:/* UnprocessableEntityResponseErrorData/properties/metadata */ {name: ref{101141, 56}, kind: kindAny, mask: mAll},
+	2246:/* Usage/allOf/1/properties/cost */ {name: ref{101197, 29}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2247:/* Usage/allOf/1/properties/cost_details */ {name: ref{101226, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1916, 3}, nonull: true, nreq: 2},
+	2248:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_cost */ {name: ref{101322, 72}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2249:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_input_cost */ {name: ref{101394, 78}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2250:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_output_cost */ {name: ref{101472, 79}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2251:/* Usage/allOf/1/properties/is_byok */ {name: ref{101551, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2252:/* WebFetchPlugin/properties/allowed_domains */ {name: ref{101583, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2253},
+	2253:/* WebFetchPlugin/properties/allowed_domains/items */ {name: ref{101624, 47}, kind: kindScalar, mask: mString},
+	2254:/* WebFetchPlugin/properties/blocked_domains */ {name: ref{101671, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2255},
+	2255:/* WebFetchPlugin/properties/blocked_domains/items */ {name: ref{101712, 47}, kind: kindScalar, mask: mString},
+	2256:/* WebFetchPlugin/properties/id */ {name: ref{101759, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{758, 1}},
+	2257:/* WebFetchPlugin/properties/max_content_tokens */ {name: ref{101787, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2258:/* WebFetchPlugin/properties/max_uses */ {name: ref{101831, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2259:/* WebFetchServerTool/properties/parameters */ {name: ref{101865, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{399, 2}},
+	2260:/* WebFetchServerTool/properties/parameters/anyOf/1 */ {name: ref{101905, 48}, kind: kindScalar, mask: mNull},
+	2261:/* WebFetchServerTool/properties/type */ {name: ref{101953, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{759, 1}},
+	2262:/* WebFetchServerToolConfig/properties/allowed_domains */ {name: ref{101987, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2263},
+	2263:/* WebFetchServerToolConfig/properties/allowed_domains/items */ {name: ref{102038, 57}, kind: kindScalar, mask: mString},
+	2264:/* WebFetchServerToolConfig/properties/blocked_domains */ {name: ref{102095, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2265},
+	2265:/* WebFetchServerToolConfig/properties/blocked_domains/items */ {name: ref{102146, 57}, kind: kindScalar, mask: mString},
+	2266:/* WebFetchServerToolConfig/properties/engine */ {name: ref{102203, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{401, 2}},
+	2267:/* WebFetchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{102245, 50}, kind: kindScalar, mask: mNull},
+	2268:/* WebFetchServerToolConfig/properties/max_content_tokens */ {name: ref{102295, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2269:/* WebFetchServerToolConfig/properties/max_uses */ {name: ref{102349, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2270:/* WebSearchConfig/properties/allowed_domains */ {name: ref{102393, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2271},
+	2271:/* WebSearchConfig/properties/allowed_domains/items */ {name: ref{102435, 48}, kind: kindScalar, mask: mString},
+	2272:/* WebSearchConfig/properties/engine */ {name: ref{102483, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{403, 2}},
+	2273:/* WebSearchConfig/properties/engine/anyOf/1 */ {name: ref{102516, 41}, kind: kindScalar, mask: mNull},
+	2274:/* WebSearchConfig/properties/excluded_domains */ {name: ref{102557, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2275},
+	2275:/* WebSearchConfig/properties/excluded_domains/items */ {name: ref{102600, 49}, kind: kindScalar, mask: mString},
+	2276:/* WebSearchConfig/properties/max_characters */ {name: ref{102649, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2277:/* WebSearchConfig/properties/max_results */ {name: ref{102690, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2278:/* WebSearchConfig/properties/max_total_results */ {name: ref{102728, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2279:/* WebSearchConfig/properties/max_uses */ {name: ref{102772, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2280:/* WebSearchConfig/properties/mode */ {name: ref{102807, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{405, 2}},
+	2281:/* WebSearchConfig/properties/mode/anyOf/1 */ {name: ref{102838, 39}, kind: kindScalar, mask: mNull},
+	2282:/* WebSearchConfig/properties/search_context_size */ {name: ref{102877, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{407, 2}},
+	2283:/* WebSearchConfig/properties/search_context_size/anyOf/1 */ {name: ref{102923, 54}, kind: kindScalar, mask: mNull},
+	2284:/* WebSearchConfig/properties/user_location */ {name: ref{102977, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{409, 2}},
+	2285:/* WebSearchConfig/properties/user_location/anyOf/1 */ {name: ref{103017, 48}, kind: kindScalar, mask: mNull},
+	2286:/* WebSearchDomainFilter/properties/allowed_domains */ {name: ref{103065, 48}, kind: kindArray, mask: mArray | mNull, items: 2287},
+	2287:/* WebSearchDomainFilter/properties/allowed_domains/items */ {name: ref{103113, 54}, kind: kindScalar, mask: mString},
+	2288:/* WebSearchDomainFilter/properties/blocked_domains */ {name: ref{103167, 48}, kind: kindArray, mask: mArray | mNull, items: 2289},
+	2289:/* WebSearchDomainFilter/properties/blocked_domains/items */ {name: ref{103215, 54}, kind: kindScalar, mask: mString},
+	2290:/* WebSearchDomainFilter/properties/excluded_domains */ {name: ref{103269, 49}, kind: kindArray, mask: mArray | mNull, items: 2291},
+	2291:/* WebSearchDomainFilter/properties/excluded_domains/items */ {name: ref{103318, 55}, kind: kindScalar, mask: mString},
+	2292:/* WebSearchPlugin/properties/enabled */ {name: ref{103373, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2293:/* WebSearchPlugin/properties/engine */ {name: ref{103407, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{411, 2}},
+	2294:/* WebSearchPlugin/properties/engine/anyOf/1 */ {name: ref{103440, 41}, kind: kindScalar, mask: mNull},
+	2295:/* WebSearchPlugin/properties/exclude_domains */ {name: ref{103481, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2296},
+	2296:/* WebSearchPlugin/properties/exclude_domains/items */ {name: ref{103523, 48}, kind: kindScalar, mask: mString},
+	2297:/* WebSearchPlugin/properties/id */ {name: ref{103571, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{760, 1}},
+	2298:/* WebSearchPlugin/properties/include_domains */ {name: ref{103600, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2299},
+	2299:/* WebSearchPlugin/properties/include_domains/items */ {name: ref{103642, 48}, kind: kindScalar, mask: mString},
+	2300:/* WebSearchPlugin/properties/max_results */ {name: ref{103690, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2301:/* WebSearchPlugin/properties/max_uses */ {name: ref{103728, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2302:/* WebSearchPlugin/properties/mode */ {name: ref{103763, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{413, 2}},
+	2303:/* WebSearchPlugin/properties/mode/anyOf/1 */ {name: ref{103794, 39}, kind: kindScalar, mask: mNull},
+	2304:/* WebSearchPlugin/properties/search_prompt */ {name: ref{103833, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2305:/* WebSearchPlugin/properties/user_location */ {name: ref{103873, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{415, 1}},
+	2306:/* WebSearchServerTool/properties/engine */ {name: ref{103913, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{416, 2}},
+	2307:/* WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{103950, 45}, kind: kindScalar, mask: mNull},
+	2308:/* WebSearchServerTool/properties/max_results */ {name: ref{103995, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2309:/* WebSearchServerTool/properties/max_uses */ {name: ref{104037, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2310:/* WebSearchServerTool/properties/mode */ {name: ref{104076, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{418, 2}},
+	2311:/* WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{104111, 43}, kind: kindScalar, mask: mNull},
+	2312:/* WebSearchServerTool/properties/search_context_size */ {name: ref{104154, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{420, 2}},
+	2313:/* WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{104204, 58}, kind: kindScalar, mask: mNull},
+	2314:/* WebSearchServerTool/properties/type */ {name: ref{104262, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{761, 1}},
+	2315:/* WebSearchServerToolConfig/properties/allowed_domains */ {name: ref{104297, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2316},
+	2316:/* WebSearchServerToolConfig/properties/allowed_domains/items */ {name: ref{104349, 58}, kind: kindScalar, mask: mString},
+	2317:/* WebSearchServerToolConfig/properties/engine */ {name: ref{104407, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{422, 2}},
+	2318:/* WebSearchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{104450, 51}, kind: kindScalar, mask: mNull},
+	2319:/* WebSearchServerToolConfig/properties/excluded_domains */ {name: ref{104501, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2320},
+	2320:/* WebSearchServerToolConfig/properties/excluded_domains/items */ {name: ref{104554, 59}, kind: kindScalar, mask: mString},
+	2321:/* WebSearchServerToolConfig/properties/max_characters */ {name: ref{104613, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2322:/* WebSearchServerToolConfig/properties/max_results */ {name: ref{104664, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2323:/* WebSearchServerToolConfig/properties/max_total_results */ {name: ref{104712, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2324:/* WebSearchServerToolConfig/properties/max_uses */ {name: ref{104766, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2325:/* WebSearchServerToolConfig/properties/mode */ {name: ref{104811, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{424, 2}},
+	2326:/* WebSearchServerToolConfig/properties/mode/anyOf/1 */ {name: ref{104852, 49}, kind: kindScalar, mask: mNull},
+	2327:/* WebSearchServerToolConfig/properties/search_context_size */ {name: ref{104901, 56}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{426, 2}},
+	2328:/* WebSearchServerToolConfig/properties/search_context_size/anyOf/1 */ {name: ref{104957, 64}, kind: kindScalar, mask: mNull},
+	2329:/* WebSearchServerToolConfig/properties/user_location */ {name: ref{105021, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{428, 2}},
+	2330:/* WebSearchServerToolConfig/properties/user_location/anyOf/1 */ {name: ref{105071, 58}, kind: kindScalar, mask: mNull},
+	2331:/* WebSearchServerTool_OpenRouter/properties/parameters */ {name: ref{105129, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{430, 2}},
+	2332:/* WebSearchServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{105181, 60}, kind: kindScalar, mask: mNull},
+	2333:/* WebSearchServerTool_OpenRouter/properties/type */ {name: ref{105241, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{762, 1}},
+	2334:/* WebSearchSource/properties/type */ {name: ref{105287, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{763, 1}},
+	2335:/* WebSearchSource/properties/url */ {name: ref{105318, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2336:/* WebSearchUserLocation/properties/city */ {name: ref{105348, 37}, kind: kindScalar, mask: mNull | mString},
+	2337:/* WebSearchUserLocation/properties/country */ {name: ref{105385, 40}, kind: kindScalar, mask: mNull | mString},
+	2338:/* WebSearchUserLocation/properties/region */ {name: ref{105425, 39}, kind: kindScalar, mask: mNull | mString},
+	2339:/* WebSearchUserLocation/properties/timezone */ {name: ref{105464, 41}, kind: kindScalar, mask: mNull | mString},
+	2340:/* WebSearchUserLocation/properties/type */ {name: ref{105505, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{764, 1}},
+	2341:/* WebSearchUserLocationServerTool/properties/city */ {name: ref{105542, 47}, kind: kindScalar, mask: mNull | mString},
+	2342:/* WebSearchUserLocationServerTool/properties/country */ {name: ref{105589, 50}, kind: kindScalar, mask: mNull | mString},
+	2343:/* WebSearchUserLocationServerTool/properties/region */ {name: ref{105639, 49}, kind: kindScalar, mask: mNull | mString},
+	2344:/* WebSearchUserLocationServerTool/properties/timezone */ {name: ref{105688, 51}, kind: kindScalar, mask: mNull | mString},
+	2345:/* WebSearchUserLocationServerTool/properties/type */ {name: ref{105739, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{765, 1}},
 }
 
 var openRouterProps = [...]prop{
@@ -3212,169 +3215,172 @@ var openRouterProps = [...]prop{
 	{ref{249, 5}, 872, true},      // ChatResult.model
 	{ref{2561, 6}, 873, true},     // ChatResult.object
 	{ref{1641, 19}, 874, false},   // ChatResult.openrouter_metadata
-	{ref{2692, 12}, 876, false},   // ChatResult.service_tier
-	{ref{4390, 18}, 877, true},    // ChatResult.system_fingerprint
-	{ref{2747, 5}, 878, false},    // ChatResult.usage
-	{ref{94, 10}, 880, false},     // ChatSearchModelsServerTool.parameters
-	{ref{30, 4}, 882, true},       // ChatSearchModelsServerTool.type
-	{ref{30, 4}, 883, true},       // ChatServerToolChoice.type
-	{ref{1178, 5}, 884, true},     // ChatStreamChoice.delta
+	{ref{4230, 8}, 876, false},    // ChatResult.provider
+	{ref{2692, 12}, 877, false},   // ChatResult.service_tier
+	{ref{4390, 18}, 878, true},    // ChatResult.system_fingerprint
+	{ref{2747, 5}, 879, false},    // ChatResult.usage
+	{ref{94, 10}, 881, false},     // ChatSearchModelsServerTool.parameters
+	{ref{30, 4}, 883, true},       // ChatSearchModelsServerTool.type
+	{ref{30, 4}, 884, true},       // ChatServerToolChoice.type
+	{ref{1178, 5}, 885, true},     // ChatStreamChoice.delta
 	{ref{3127, 13}, 74, true},     // ChatStreamChoice.finish_reason
-	{ref{3140, 5}, 886, true},     // ChatStreamChoice.index
+	{ref{3140, 5}, 887, true},     // ChatStreamChoice.index
 	{ref{2806, 8}, 102, false},    // ChatStreamChoice.logprobs
-	{ref{3145, 20}, 887, false},   // ChatStreamChoice.native_finish_reason
-	{ref{4376, 7}, 888, true},     // ChatStreamChunk.choices
-	{ref{4383, 7}, 889, true},     // ChatStreamChunk.created
-	{ref{1636, 5}, 890, false},    // ChatStreamChunk.error
-	{ref{19, 2}, 897, true},       // ChatStreamChunk.id
-	{ref{249, 5}, 898, true},      // ChatStreamChunk.model
-	{ref{2561, 6}, 899, true},     // ChatStreamChunk.object
-	{ref{1641, 19}, 900, false},   // ChatStreamChunk.openrouter_metadata
-	{ref{2692, 12}, 902, false},   // ChatStreamChunk.service_tier
-	{ref{4390, 18}, 903, false},   // ChatStreamChunk.system_fingerprint
-	{ref{2747, 5}, 904, false},    // ChatStreamChunk.usage
-	{ref{3012, 11}, 906, false},   // ChatStreamDelta.annotations
-	{ref{3023, 5}, 907, false},    // ChatStreamDelta.audio
-	{ref{335, 7}, 908, false},     // ChatStreamDelta.content
-	{ref{254, 9}, 909, false},     // ChatStreamDelta.reasoning
-	{ref{3034, 17}, 910, false},   // ChatStreamDelta.reasoning_content
-	{ref{3051, 17}, 911, false},   // ChatStreamDelta.reasoning_details
-	{ref{945, 7}, 913, false},     // ChatStreamDelta.refusal
-	{ref{21, 4}, 914, false},      // ChatStreamDelta.role
-	{ref{3068, 10}, 915, false},   // ChatStreamDelta.tool_calls
-	{ref{4517, 13}, 916, false},   // ChatStreamOptions.include_usage
-	{ref{3626, 8}, 917, false},    // ChatStreamToolCall.function
-	{ref{19, 2}, 920, false},      // ChatStreamToolCall.id
-	{ref{3140, 5}, 921, true},     // ChatStreamToolCall.index
-	{ref{30, 4}, 922, false},      // ChatStreamToolCall.type
-	{ref{3093, 4}, 923, true},     // ChatStreamingResponse.data
-	{ref{335, 7}, 925, true},      // ChatSystemMessage.content
-	{ref{90, 4}, 929, false},      // ChatSystemMessage.name
-	{ref{21, 4}, 930, true},       // ChatSystemMessage.role
-	{ref{4628, 5}, 931, true},     // ChatTokenLogprob.bytes
-	{ref{4633, 7}, 933, true},     // ChatTokenLogprob.logprob
-	{ref{4640, 5}, 934, true},     // ChatTokenLogprob.token
-	{ref{2720, 12}, 935, true},    // ChatTokenLogprob.top_logprobs
-	{ref{335, 7}, 941, true},      // ChatTokenLogprobs.content
-	{ref{945, 7}, 942, false},     // ChatTokenLogprobs.refusal
-	{ref{3626, 8}, 943, true},     // ChatToolCall.function
-	{ref{19, 2}, 946, true},       // ChatToolCall.id
-	{ref{30, 4}, 947, true},       // ChatToolCall.type
-	{ref{335, 7}, 950, true},      // ChatToolMessage.content
-	{ref{21, 4}, 954, true},       // ChatToolMessage.role
-	{ref{4703, 12}, 955, true},    // ChatToolMessage.tool_call_id
-	{ref{4724, 17}, 956, true},    // ChatUsage.completion_tokens
-	{ref{4741, 25}, 957, false},   // ChatUsage.completion_tokens_details
-	{ref{4766, 4}, 962, false},    // ChatUsage.cost
+	{ref{3145, 20}, 888, false},   // ChatStreamChoice.native_finish_reason
+	{ref{4376, 7}, 889, true},     // ChatStreamChunk.choices
+	{ref{4383, 7}, 890, true},     // ChatStreamChunk.created
+	{ref{1636, 5}, 891, false},    // ChatStreamChunk.error
+	{ref{19, 2}, 898, true},       // ChatStreamChunk.id
+	{ref{249, 5}, 899, true},      // ChatStreamChunk.model
+	{ref{2561, 6}, 900, true},     // ChatStreamChunk.object
+	{ref{1641, 19}, 901, false},   // ChatStreamChunk.openrouter_metadata
+	{ref{4230, 8}, 903, false},    // ChatStreamChunk.provider
+	{ref{2692, 12}, 904, false},   // ChatStreamChunk.service_tier
+	{ref{4390, 18}, 905, false},   // ChatStreamChunk.system_fingerprint
+	{ref{2747, 5}, 906, false},    // ChatStreamChunk.usage
+	{ref{3012, 11}, 908, false},   // ChatStreamDelta.annotations
+	{ref{3023, 5}, 909, false},    // ChatStreamDelta.audio
+	{ref{335, 7}, 910, false},     // ChatStreamDelta.content
+	{ref{254, 9}, 911, false},     // ChatStreamDelta.reasoning
+	{ref{3034, 17}, 912, false},   // ChatStreamDelta.reasoning_content
+	{ref{3051, 17}, 913, false},   // ChatStreamDelta.reasoning_details
+	{ref{945, 7}, 915, false},     // ChatStreamDelta.refusal
+	{ref{21, 4}, 916, false},      // ChatStreamDelta.role
+	{ref{3068, 10}, 917, false},   // ChatStreamDelta.tool_calls
+	{ref{4517, 13}, 918, false},   // ChatStreamOptions.include_usage
+	{ref{3626, 8}, 919, false},    // ChatStreamToolCall.function
+	{ref{19, 2}, 922, false},      // ChatStreamToolCall.id
+	{ref{3140, 5}, 923, true},     // ChatStreamToolCall.index
+	{ref{30, 4}, 924, false},      // ChatStreamToolCall.type
+	{ref{3093, 4}, 925, true},     // ChatStreamingResponse.data
+	{ref{335, 7}, 927, true},      // ChatSystemMessage.content
+	{ref{90, 4}, 931, false},      // ChatSystemMessage.name
+	{ref{21, 4}, 932, true},       // ChatSystemMessage.role
+	{ref{4628, 5}, 933, true},     // ChatTokenLogprob.bytes
+	{ref{4633, 7}, 935, true},     // ChatTokenLogprob.logprob
+	{ref{4640, 5}, 936, true},     // ChatTokenLogprob.token
+	{ref{2720, 12}, 937, true},    // ChatTokenLogprob.top_logprobs
+	{ref{335, 7}, 943, true},      // ChatTokenLogprobs.content
+	{ref{945, 7}, 944, false},     // ChatTokenLogprobs.refusal
+	{ref{3626, 8}, 945, true},     // ChatToolCall.function
+	{ref{19, 2}, 948, true},       // ChatToolCall.id
+	{ref{3140, 5}, 949, false},    // ChatToolCall.index
+	{ref{30, 4}, 950, true},       // ChatToolCall.type
+	{ref{335, 7}, 953, true},      // ChatToolMessage.content
+	{ref{21, 4}, 957, true},       // ChatToolMessage.role
+	{ref{4703, 12}, 958, true},    // ChatToolMessage.tool_call_id
+	{ref{4724, 17}, 959, true},    // ChatUsage.completion_tokens
+	{ref{4741, 25}, 960, false},   // ChatUsage.completion_tokens_details
+	{ref{4766, 4}, 965, false},    // ChatUsage.cost
 	{ref{4770, 12}, 131, false},   // ChatUsage.cost_details
-	{ref{4782, 7}, 963, false},    // ChatUsage.is_byok
-	{ref{4789, 13}, 964, true},    // ChatUsage.prompt_tokens
-	{ref{4802, 21}, 965, false},   // ChatUsage.prompt_tokens_details
+	{ref{4782, 7}, 966, false},    // ChatUsage.is_byok
+	{ref{4789, 13}, 967, true},    // ChatUsage.prompt_tokens
+	{ref{4802, 21}, 968, false},   // ChatUsage.prompt_tokens_details
 	{ref{4823, 23}, 380, false},   // ChatUsage.server_tool_use_details
-	{ref{4846, 12}, 970, true},    // ChatUsage.total_tokens
-	{ref{335, 7}, 971, true},      // ChatUserMessage.content
-	{ref{90, 4}, 975, false},      // ChatUserMessage.name
-	{ref{21, 4}, 976, true},       // ChatUserMessage.role
-	{ref{4895, 15}, 977, false},   // ChatWebSearchShorthand.allowed_domains
-	{ref{1441, 6}, 979, false},    // ChatWebSearchShorthand.engine
-	{ref{4910, 16}, 981, false},   // ChatWebSearchShorthand.excluded_domains
-	{ref{4926, 14}, 983, false},   // ChatWebSearchShorthand.max_characters
-	{ref{4940, 11}, 984, false},   // ChatWebSearchShorthand.max_results
-	{ref{4951, 17}, 985, false},   // ChatWebSearchShorthand.max_total_results
-	{ref{4968, 8}, 986, false},    // ChatWebSearchShorthand.max_uses
-	{ref{2196, 4}, 987, false},    // ChatWebSearchShorthand.mode
-	{ref{94, 10}, 989, false},     // ChatWebSearchShorthand.parameters
-	{ref{4976, 19}, 991, false},   // ChatWebSearchShorthand.search_context_size
-	{ref{30, 4}, 993, true},       // ChatWebSearchShorthand.type
-	{ref{4995, 13}, 994, false},   // ChatWebSearchShorthand.user_location
-	{ref{1178, 5}, 996, true},     // CodeInterpreterCallCodeDeltaEvent.delta
-	{ref{514, 7}, 997, true},      // CodeInterpreterCallCodeDeltaEvent.item_id
-	{ref{521, 12}, 998, true},     // CodeInterpreterCallCodeDeltaEvent.output_index
-	{ref{533, 15}, 999, true},     // CodeInterpreterCallCodeDeltaEvent.sequence_number
-	{ref{30, 4}, 1000, true},      // CodeInterpreterCallCodeDeltaEvent.type
-	{ref{1694, 4}, 1001, true},    // CodeInterpreterCallCodeDoneEvent.code
-	{ref{514, 7}, 1002, true},     // CodeInterpreterCallCodeDoneEvent.item_id
-	{ref{521, 12}, 1003, true},    // CodeInterpreterCallCodeDoneEvent.output_index
-	{ref{533, 15}, 1004, true},    // CodeInterpreterCallCodeDoneEvent.sequence_number
-	{ref{30, 4}, 1005, true},      // CodeInterpreterCallCodeDoneEvent.type
-	{ref{514, 7}, 1006, true},     // CodeInterpreterCallCompletedEvent.item_id
-	{ref{521, 12}, 1007, true},    // CodeInterpreterCallCompletedEvent.output_index
-	{ref{533, 15}, 1008, true},    // CodeInterpreterCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1009, true},      // CodeInterpreterCallCompletedEvent.type
-	{ref{514, 7}, 1010, true},     // CodeInterpreterCallInProgressEvent.item_id
-	{ref{521, 12}, 1011, true},    // CodeInterpreterCallInProgressEvent.output_index
-	{ref{533, 15}, 1012, true},    // CodeInterpreterCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1013, true},      // CodeInterpreterCallInProgressEvent.type
-	{ref{514, 7}, 1014, true},     // CodeInterpreterCallInterpretingEvent.item_id
-	{ref{521, 12}, 1015, true},    // CodeInterpreterCallInterpretingEvent.output_index
-	{ref{533, 15}, 1016, true},    // CodeInterpreterCallInterpretingEvent.sequence_number
-	{ref{30, 4}, 1017, true},      // CodeInterpreterCallInterpretingEvent.type
-	{ref{1694, 4}, 1018, false},   // CodeInterpreterCallItem.code
-	{ref{5199, 12}, 1019, false},  // CodeInterpreterCallItem.container_id
-	{ref{19, 2}, 1020, true},      // CodeInterpreterCallItem.id
-	{ref{5211, 7}, 1021, false},   // CodeInterpreterCallItem.outputs
-	{ref{1079, 6}, 1023, true},    // CodeInterpreterCallItem.status
-	{ref{30, 4}, 1024, true},      // CodeInterpreterCallItem.type
-	{ref{5243, 12}, 1025, false},  // CodeInterpreterFileOutput.download_url
-	{ref{5255, 10}, 1026, false},  // CodeInterpreterFileOutput.error_code
-	{ref{3097, 10}, 1027, false},  // CodeInterpreterFileOutput.expires_at
-	{ref{5265, 8}, 1028, false},   // CodeInterpreterFileOutput.filename
-	{ref{19, 2}, 1029, false},     // CodeInterpreterFileOutput.id
-	{ref{5273, 10}, 1030, false},  // CodeInterpreterFileOutput.media_type
-	{ref{5283, 6}, 1031, false},   // CodeInterpreterFileOutput.sha256
-	{ref{5289, 10}, 1032, false},  // CodeInterpreterFileOutput.size_bytes
-	{ref{1079, 6}, 1033, false},   // CodeInterpreterFileOutput.status
-	{ref{30, 4}, 1034, true},      // CodeInterpreterFileOutput.type
-	{ref{30, 4}, 1035, true},      // CodeInterpreterImageOutput.type
-	{ref{3374, 3}, 1036, true},    // CodeInterpreterImageOutput.url
-	{ref{5350, 4}, 1037, true},    // CodeInterpreterLogsOutput.logs
-	{ref{30, 4}, 1038, true},      // CodeInterpreterLogsOutput.type
-	{ref{5379, 9}, 1039, true},    // CodeInterpreterServerTool.container
-	{ref{30, 4}, 1047, true},      // CodeInterpreterServerTool.type
-	{ref{30, 4}, 1048, true},      // CodexLocalShellTool.type
-	{ref{390, 17}, 1049, true},    // CompactionItem.encrypted_content
-	{ref{19, 2}, 1050, false},     // CompactionItem.id
-	{ref{30, 4}, 1051, true},      // CompactionItem.type
-	{ref{5435, 8}, 1052, true},    // CompletedEvent.response
-	{ref{533, 15}, 1054, true},    // CompletedEvent.sequence_number
-	{ref{30, 4}, 1055, true},      // CompletedEvent.type
-	{ref{5457, 7}, 1056, true},    // CompoundFilter.filters
-	{ref{30, 4}, 1058, true},      // CompoundFilter.type
-	{ref{5485, 14}, 1059, true},   // ComputerUseServerTool.display_height
-	{ref{5499, 13}, 1060, true},   // ComputerUseServerTool.display_width
-	{ref{2865, 11}, 1061, true},   // ComputerUseServerTool.environment
-	{ref{30, 4}, 1062, true},      // ComputerUseServerTool.type
-	{ref{30, 4}, 1063, true},      // ContainerAutoEnvironment.type
-	{ref{5199, 12}, 1064, true},   // ContainerReferenceEnvironment.container_id
-	{ref{30, 4}, 1065, true},      // ContainerReferenceEnvironment.type
+	{ref{4846, 12}, 973, true},    // ChatUsage.total_tokens
+	{ref{335, 7}, 974, true},      // ChatUserMessage.content
+	{ref{90, 4}, 978, false},      // ChatUserMessage.name
+	{ref{21, 4}, 979, true},       // ChatUserMessage.role
+	{ref{4895, 15}, 980, false},   // ChatWebSearchShorthand.allowed_domains
+	{ref{1441, 6}, 982, false},    // ChatWebSearchShorthand.engine
+	{ref{4910, 16}, 984, false},   // ChatWebSearchShorthand.excluded_domains
+	{ref{4926, 14}, 986, false},   // ChatWebSearchShorthand.max_characters
+	{ref{4940, 11}, 987, false},   // ChatWebSearchShorthand.max_results
+	{ref{4951, 17}, 988, false},   // ChatWebSearchShorthand.max_total_results
+	{ref{4968, 8}, 989, false},    // ChatWebSearchShorthand.max_uses
+	{ref{2196, 4}, 990, false},    // ChatWebSearchShorthand.mode
+	{ref{94, 10}, 992, false},     // ChatWebSearchShorthand.parameters
+	{ref{4976, 19}, 994, false},   // ChatWebSearchShorthand.search_context_size
+	{ref{30, 4}, 996, true},       // ChatWebSearchShorthand.type
+	{ref{4995, 13}, 997, false},   // ChatWebSearchShorthand.user_location
+	{ref{1178, 5}, 999, true},     // CodeInterpreterCallCodeDeltaEvent.delta
+	{ref{514, 7}, 1000, true},     // CodeInterpreterCallCodeDeltaEvent.item_id
+	{ref{521, 12}, 1001, true},    // CodeInterpreterCallCodeDeltaEvent.output_index
+	{ref{533, 15}, 1002, true},    // CodeInterpreterCallCodeDeltaEvent.sequence_number
+	{ref{30, 4}, 1003, true},      // CodeInterpreterCallCodeDeltaEvent.type
+	{ref{1694, 4}, 1004, true},    // CodeInterpreterCallCodeDoneEvent.code
+	{ref{514, 7}, 1005, true},     // CodeInterpreterCallCodeDoneEvent.item_id
+	{ref{521, 12}, 1006, true},    // CodeInterpreterCallCodeDoneEvent.output_index
+	{ref{533, 15}, 1007, true},    // CodeInterpreterCallCodeDoneEvent.sequence_number
+	{ref{30, 4}, 1008, true},      // CodeInterpreterCallCodeDoneEvent.type
+	{ref{514, 7}, 1009, true},     // CodeInterpreterCallCompletedEvent.item_id
+	{ref{521, 12}, 1010, true},    // CodeInterpreterCallCompletedEvent.output_index
+	{ref{533, 15}, 1011, true},    // CodeInterpreterCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1012, true},      // CodeInterpreterCallCompletedEvent.type
+	{ref{514, 7}, 1013, true},     // CodeInterpreterCallInProgressEvent.item_id
+	{ref{521, 12}, 1014, true},    // CodeInterpreterCallInProgressEvent.output_index
+	{ref{533, 15}, 1015, true},    // CodeInterpreterCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1016, true},      // CodeInterpreterCallInProgressEvent.type
+	{ref{514, 7}, 1017, true},     // CodeInterpreterCallInterpretingEvent.item_id
+	{ref{521, 12}, 1018, true},    // CodeInterpreterCallInterpretingEvent.output_index
+	{ref{533, 15}, 1019, true},    // CodeInterpreterCallInterpretingEvent.sequence_number
+	{ref{30, 4}, 1020, true},      // CodeInterpreterCallInterpretingEvent.type
+	{ref{1694, 4}, 1021, false},   // CodeInterpreterCallItem.code
+	{ref{5199, 12}, 1022, false},  // CodeInterpreterCallItem.container_id
+	{ref{19, 2}, 1023, true},      // CodeInterpreterCallItem.id
+	{ref{5211, 7}, 1024, false},   // CodeInterpreterCallItem.outputs
+	{ref{1079, 6}, 1026, true},    // CodeInterpreterCallItem.status
+	{ref{30, 4}, 1027, true},      // CodeInterpreterCallItem.type
+	{ref{5243, 12}, 1028, false},  // CodeInterpreterFileOutput.download_url
+	{ref{5255, 10}, 1029, false},  // CodeInterpreterFileOutput.error_code
+	{ref{3097, 10}, 1030, false},  // CodeInterpreterFileOutput.expires_at
+	{ref{5265, 8}, 1031, false},   // CodeInterpreterFileOutput.filename
+	{ref{19, 2}, 1032, false},     // CodeInterpreterFileOutput.id
+	{ref{5273, 10}, 1033, false},  // CodeInterpreterFileOutput.media_type
+	{ref{5283, 6}, 1034, false},   // CodeInterpreterFileOutput.sha256
+	{ref{5289, 10}, 1035, false},  // CodeInterpreterFileOutput.size_bytes
+	{ref{1079, 6}, 1036, false},   // CodeInterpreterFileOutput.status
+	{ref{30, 4}, 1037, true},      // CodeInterpreterFileOutput.type
+	{ref{30, 4}, 1038, true},      // CodeInterpreterImageOutput.type
+	{ref{3374, 3}, 1039, true},    // CodeInterpreterImageOutput.url
+	{ref{5350, 4}, 1040, true},    // CodeInterpreterLogsOutput.logs
+	{ref{30, 4}, 1041, true},      // CodeInterpreterLogsOutput.type
+	{ref{5379, 9}, 1042, true},    // CodeInterpreterServerTool.container
+	{ref{30, 4}, 1050, true},      // CodeInterpreterServerTool.type
+	{ref{30, 4}, 1051, true},      // CodexLocalShellTool.type
+	{ref{390, 17}, 1052, true},    // CompactionItem.encrypted_content
+	{ref{19, 2}, 1053, false},     // CompactionItem.id
+	{ref{30, 4}, 1054, true},      // CompactionItem.type
+	{ref{5435, 8}, 1055, true},    // CompletedEvent.response
+	{ref{533, 15}, 1057, true},    // CompletedEvent.sequence_number
+	{ref{30, 4}, 1058, true},      // CompletedEvent.type
+	{ref{5457, 7}, 1059, true},    // CompoundFilter.filters
+	{ref{30, 4}, 1061, true},      // CompoundFilter.type
+	{ref{5485, 14}, 1062, true},   // ComputerUseServerTool.display_height
+	{ref{5499, 13}, 1063, true},   // ComputerUseServerTool.display_width
+	{ref{2865, 11}, 1064, true},   // ComputerUseServerTool.environment
+	{ref{30, 4}, 1065, true},      // ComputerUseServerTool.type
+	{ref{30, 4}, 1066, true},      // ContainerAutoEnvironment.type
+	{ref{5199, 12}, 1067, true},   // ContainerReferenceEnvironment.container_id
+	{ref{30, 4}, 1068, true},      // ContainerReferenceEnvironment.type
 	{ref{501, 13}, 570, true},     // ContentPartAddedEvent.content_index
 	{ref{514, 7}, 571, true},      // ContentPartAddedEvent.item_id
 	{ref{521, 12}, 572, true},     // ContentPartAddedEvent.output_index
-	{ref{1807, 4}, 1066, true},    // ContentPartAddedEvent.part
+	{ref{1807, 4}, 1069, true},    // ContentPartAddedEvent.part
 	{ref{533, 15}, 574, true},     // ContentPartAddedEvent.sequence_number
 	{ref{30, 4}, 575, true},       // ContentPartAddedEvent.type
 	{ref{501, 13}, 576, true},     // ContentPartDoneEvent.content_index
 	{ref{514, 7}, 577, true},      // ContentPartDoneEvent.item_id
 	{ref{521, 12}, 578, true},     // ContentPartDoneEvent.output_index
-	{ref{1807, 4}, 1067, true},    // ContentPartDoneEvent.part
+	{ref{1807, 4}, 1070, true},    // ContentPartDoneEvent.part
 	{ref{533, 15}, 580, true},     // ContentPartDoneEvent.sequence_number
 	{ref{30, 4}, 581, true},       // ContentPartDoneEvent.type
-	{ref{390, 17}, 1068, false},   // ContextCompactionItem.encrypted_content
-	{ref{19, 2}, 1069, false},     // ContextCompactionItem.id
-	{ref{30, 4}, 1070, true},      // ContextCompactionItem.type
-	{ref{1571, 7}, 1071, false},   // ContextCompressionPlugin.enabled
-	{ref{1441, 6}, 1072, false},   // ContextCompressionPlugin.engine
-	{ref{19, 2}, 1074, true},      // ContextCompressionPlugin.id
-	{ref{5696, 35}, 1075, true},   // CostDetails.upstream_inference_completions_cost
-	{ref{5731, 23}, 1076, false},  // CostDetails.upstream_inference_cost
-	{ref{5754, 30}, 1077, true},   // CostDetails.upstream_inference_prompt_cost
-	{ref{5435, 8}, 1078, true},    // CreatedEvent.response
-	{ref{533, 15}, 1080, true},    // CreatedEvent.sequence_number
-	{ref{30, 4}, 1081, true},      // CreatedEvent.type
-	{ref{79, 11}, 1082, false},    // CustomTool.description
-	{ref{5806, 6}, 1083, false},   // CustomTool.format
-	{ref{90, 4}, 1084, true},      // CustomTool.name
-	{ref{30, 4}, 1085, true},      // CustomTool.type
+	{ref{390, 17}, 1071, false},   // ContextCompactionItem.encrypted_content
+	{ref{19, 2}, 1072, false},     // ContextCompactionItem.id
+	{ref{30, 4}, 1073, true},      // ContextCompactionItem.type
+	{ref{1571, 7}, 1074, false},   // ContextCompressionPlugin.enabled
+	{ref{1441, 6}, 1075, false},   // ContextCompressionPlugin.engine
+	{ref{19, 2}, 1077, true},      // ContextCompressionPlugin.id
+	{ref{5696, 35}, 1078, true},   // CostDetails.upstream_inference_completions_cost
+	{ref{5731, 23}, 1079, false},  // CostDetails.upstream_inference_cost
+	{ref{5754, 30}, 1080, true},   // CostDetails.upstream_inference_prompt_cost
+	{ref{5435, 8}, 1081, true},    // CreatedEvent.response
+	{ref{533, 15}, 1083, true},    // CreatedEvent.sequence_number
+	{ref{30, 4}, 1084, true},      // CreatedEvent.type
+	{ref{79, 11}, 1085, false},    // CustomTool.description
+	{ref{5806, 6}, 1086, false},   // CustomTool.format
+	{ref{90, 4}, 1087, true},      // CustomTool.name
+	{ref{30, 4}, 1088, true},      // CustomTool.type
 	{ref{1178, 5}, 582, true},     // CustomToolCallInputDeltaEvent.delta
 	{ref{514, 7}, 583, true},      // CustomToolCallInputDeltaEvent.item_id
 	{ref{521, 12}, 584, true},     // CustomToolCallInputDeltaEvent.output_index
@@ -3385,89 +3391,89 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 589, true},     // CustomToolCallInputDoneEvent.output_index
 	{ref{533, 15}, 590, true},     // CustomToolCallInputDoneEvent.sequence_number
 	{ref{30, 4}, 591, true},       // CustomToolCallInputDoneEvent.type
-	{ref{1063, 7}, 1086, true},    // CustomToolCallItem.call_id
-	{ref{19, 2}, 1087, false},     // CustomToolCallItem.id
-	{ref{1900, 5}, 1088, true},    // CustomToolCallItem.input
-	{ref{90, 4}, 1089, true},      // CustomToolCallItem.name
-	{ref{5887, 9}, 1090, false},   // CustomToolCallItem.namespace
-	{ref{1079, 6}, 1092, false},   // CustomToolCallItem.status
-	{ref{30, 4}, 1091, true},      // CustomToolCallItem.type
-	{ref{1063, 7}, 1094, true},    // CustomToolCallOutputItem.call_id
-	{ref{19, 2}, 1095, false},     // CustomToolCallOutputItem.id
-	{ref{1247, 6}, 1096, true},    // CustomToolCallOutputItem.output
-	{ref{30, 4}, 1101, true},      // CustomToolCallOutputItem.type
+	{ref{1063, 7}, 1089, true},    // CustomToolCallItem.call_id
+	{ref{19, 2}, 1090, false},     // CustomToolCallItem.id
+	{ref{1900, 5}, 1091, true},    // CustomToolCallItem.input
+	{ref{90, 4}, 1092, true},      // CustomToolCallItem.name
+	{ref{5887, 9}, 1093, false},   // CustomToolCallItem.namespace
+	{ref{1079, 6}, 1095, false},   // CustomToolCallItem.status
+	{ref{30, 4}, 1094, true},      // CustomToolCallItem.type
+	{ref{1063, 7}, 1097, true},    // CustomToolCallOutputItem.call_id
+	{ref{19, 2}, 1098, false},     // CustomToolCallOutputItem.id
+	{ref{1247, 6}, 1099, true},    // CustomToolCallOutputItem.output
+	{ref{30, 4}, 1104, true},      // CustomToolCallOutputItem.type
 	{ref{440, 6}, 489, true},      // CustomToolCallOutputItemOutputInputImage.detail
 	{ref{446, 9}, 490, false},     // CustomToolCallOutputItemOutputInputImage.image_url
 	{ref{30, 4}, 491, true},       // CustomToolCallOutputItemOutputInputImage.type
-	{ref{5983, 10}, 1102, true},   // CustomToolFormatGrammar.definition
-	{ref{5993, 6}, 1103, true},    // CustomToolFormatGrammar.syntax
-	{ref{30, 4}, 1104, true},      // CustomToolFormatGrammar.type
-	{ref{30, 4}, 1105, true},      // CustomToolFormatText.type
-	{ref{94, 10}, 1106, false},    // DatetimeServerTool.parameters
-	{ref{30, 4}, 1108, true},      // DatetimeServerTool.type
-	{ref{6061, 8}, 1109, false},   // DatetimeServerToolConfig.timezone
-	{ref{4157, 5}, 1110, true},    // DebugEvent.debug
-	{ref{533, 15}, 1116, true},    // DebugEvent.sequence_number
-	{ref{30, 4}, 1117, true},      // DebugEvent.type
-	{ref{335, 7}, 1118, false},    // EasyInputMessage.content
-	{ref{2165, 5}, 1123, false},   // EasyInputMessage.phase
-	{ref{21, 4}, 1124, true},      // EasyInputMessage.role
-	{ref{30, 4}, 1125, false},     // EasyInputMessage.type
+	{ref{5983, 10}, 1105, true},   // CustomToolFormatGrammar.definition
+	{ref{5993, 6}, 1106, true},    // CustomToolFormatGrammar.syntax
+	{ref{30, 4}, 1107, true},      // CustomToolFormatGrammar.type
+	{ref{30, 4}, 1108, true},      // CustomToolFormatText.type
+	{ref{94, 10}, 1109, false},    // DatetimeServerTool.parameters
+	{ref{30, 4}, 1111, true},      // DatetimeServerTool.type
+	{ref{6061, 8}, 1112, false},   // DatetimeServerToolConfig.timezone
+	{ref{4157, 5}, 1113, true},    // DebugEvent.debug
+	{ref{533, 15}, 1119, true},    // DebugEvent.sequence_number
+	{ref{30, 4}, 1120, true},      // DebugEvent.type
+	{ref{335, 7}, 1121, false},    // EasyInputMessage.content
+	{ref{2165, 5}, 1126, false},   // EasyInputMessage.phase
+	{ref{21, 4}, 1127, true},      // EasyInputMessage.role
+	{ref{30, 4}, 1128, false},     // EasyInputMessage.type
 	{ref{440, 6}, 489, true},      // EasyInputMessageContentInputImage.detail
 	{ref{446, 9}, 490, false},     // EasyInputMessageContentInputImage.image_url
 	{ref{30, 4}, 491, true},       // EasyInputMessageContentInputImage.type
-	{ref{1636, 5}, 1126, true},    // EdgeNetworkTimeoutResponse.error
-	{ref{1641, 19}, 1128, false},  // EdgeNetworkTimeoutResponse.openrouter_metadata
-	{ref{1660, 7}, 1129, false},   // EdgeNetworkTimeoutResponse.user_id
-	{ref{1694, 4}, 1130, true},    // EdgeNetworkTimeoutResponseErrorData.code
-	{ref{1698, 7}, 1131, true},    // EdgeNetworkTimeoutResponseErrorData.message
-	{ref{1705, 8}, 1132, false},   // EdgeNetworkTimeoutResponseErrorData.metadata
-	{ref{249, 5}, 1133, true},     // EndpointInfo.model
-	{ref{4230, 8}, 1134, true},    // EndpointInfo.provider
-	{ref{6228, 8}, 1135, true},    // EndpointInfo.selected
-	{ref{6253, 9}, 1136, true},    // EndpointsMetadata.available
-	{ref{6262, 5}, 1137, true},    // EndpointsMetadata.total
+	{ref{1636, 5}, 1129, true},    // EdgeNetworkTimeoutResponse.error
+	{ref{1641, 19}, 1131, false},  // EdgeNetworkTimeoutResponse.openrouter_metadata
+	{ref{1660, 7}, 1132, false},   // EdgeNetworkTimeoutResponse.user_id
+	{ref{1694, 4}, 1133, true},    // EdgeNetworkTimeoutResponseErrorData.code
+	{ref{1698, 7}, 1134, true},    // EdgeNetworkTimeoutResponseErrorData.message
+	{ref{1705, 8}, 1135, false},   // EdgeNetworkTimeoutResponseErrorData.metadata
+	{ref{249, 5}, 1136, true},     // EndpointInfo.model
+	{ref{4230, 8}, 1137, true},    // EndpointInfo.provider
+	{ref{6228, 8}, 1138, true},    // EndpointInfo.selected
+	{ref{6253, 9}, 1139, true},    // EndpointsMetadata.available
+	{ref{6262, 5}, 1140, true},    // EndpointsMetadata.total
 	{ref{1694, 4}, 592, true},     // ErrorEvent.code
 	{ref{1698, 7}, 593, true},     // ErrorEvent.message
 	{ref{1919, 5}, 594, true},     // ErrorEvent.param
 	{ref{533, 15}, 595, true},     // ErrorEvent.sequence_number
 	{ref{30, 4}, 596, true},       // ErrorEvent.type
-	{ref{5435, 8}, 1138, true},    // FailedEvent.response
-	{ref{533, 15}, 1140, true},    // FailedEvent.sequence_number
-	{ref{30, 4}, 1141, true},      // FailedEvent.type
-	{ref{6338, 7}, 1142, true},    // FileCitation.file_id
-	{ref{5265, 8}, 1143, true},    // FileCitation.filename
-	{ref{3140, 5}, 1144, true},    // FileCitation.index
-	{ref{30, 4}, 1145, true},      // FileCitation.type
-	{ref{1571, 7}, 1146, false},   // FileParserPlugin.enabled
-	{ref{19, 2}, 1147, true},      // FileParserPlugin.id
-	{ref{6361, 3}, 1148, false},   // FileParserPlugin.pdf
-	{ref{6338, 7}, 1150, true},    // FilePath.file_id
-	{ref{3140, 5}, 1151, true},    // FilePath.index
-	{ref{30, 4}, 1152, true},      // FilePath.type
-	{ref{5457, 7}, 1153, false},   // FileSearchServerTool.filters
-	{ref{6392, 15}, 1156, false},  // FileSearchServerTool.max_num_results
-	{ref{6407, 15}, 1157, false},  // FileSearchServerTool.ranking_options
-	{ref{30, 4}, 1160, true},      // FileSearchServerTool.type
-	{ref{6422, 16}, 1161, true},   // FileSearchServerTool.vector_store_ids
-	{ref{6467, 3}, 1163, true},    // FileSearchServerToolFiltersEq.key
-	{ref{30, 4}, 1164, true},      // FileSearchServerToolFiltersEq.type
-	{ref{6470, 5}, 1165, true},    // FileSearchServerToolFiltersEq.value
-	{ref{94, 10}, 1174, false},    // FilesServerTool.parameters
-	{ref{30, 4}, 1175, true},      // FilesServerTool.type
-	{ref{1636, 5}, 1176, true},    // ForbiddenResponse.error
-	{ref{1641, 19}, 1178, false},  // ForbiddenResponse.openrouter_metadata
-	{ref{1660, 7}, 1179, false},   // ForbiddenResponse.user_id
-	{ref{1694, 4}, 1180, true},    // ForbiddenResponseErrorData.code
-	{ref{1698, 7}, 1181, true},    // ForbiddenResponseErrorData.message
-	{ref{1705, 8}, 1182, false},   // ForbiddenResponseErrorData.metadata
-	{ref{30, 4}, 1183, true},      // FormatJsonObjectConfig.type
-	{ref{79, 11}, 1184, false},    // FormatJsonSchemaConfig.description
-	{ref{90, 4}, 1185, true},      // FormatJsonSchemaConfig.name
-	{ref{3966, 6}, 1186, true},    // FormatJsonSchemaConfig.schema
-	{ref{104, 6}, 1187, false},    // FormatJsonSchemaConfig.strict
-	{ref{30, 4}, 1188, true},      // FormatJsonSchemaConfig.type
-	{ref{30, 4}, 1189, true},      // FormatTextConfig.type
+	{ref{5435, 8}, 1141, true},    // FailedEvent.response
+	{ref{533, 15}, 1143, true},    // FailedEvent.sequence_number
+	{ref{30, 4}, 1144, true},      // FailedEvent.type
+	{ref{6338, 7}, 1145, true},    // FileCitation.file_id
+	{ref{5265, 8}, 1146, true},    // FileCitation.filename
+	{ref{3140, 5}, 1147, true},    // FileCitation.index
+	{ref{30, 4}, 1148, true},      // FileCitation.type
+	{ref{1571, 7}, 1149, false},   // FileParserPlugin.enabled
+	{ref{19, 2}, 1150, true},      // FileParserPlugin.id
+	{ref{6361, 3}, 1151, false},   // FileParserPlugin.pdf
+	{ref{6338, 7}, 1153, true},    // FilePath.file_id
+	{ref{3140, 5}, 1154, true},    // FilePath.index
+	{ref{30, 4}, 1155, true},      // FilePath.type
+	{ref{5457, 7}, 1156, false},   // FileSearchServerTool.filters
+	{ref{6392, 15}, 1159, false},  // FileSearchServerTool.max_num_results
+	{ref{6407, 15}, 1160, false},  // FileSearchServerTool.ranking_options
+	{ref{30, 4}, 1163, true},      // FileSearchServerTool.type
+	{ref{6422, 16}, 1164, true},   // FileSearchServerTool.vector_store_ids
+	{ref{6467, 3}, 1166, true},    // FileSearchServerToolFiltersEq.key
+	{ref{30, 4}, 1167, true},      // FileSearchServerToolFiltersEq.type
+	{ref{6470, 5}, 1168, true},    // FileSearchServerToolFiltersEq.value
+	{ref{94, 10}, 1177, false},    // FilesServerTool.parameters
+	{ref{30, 4}, 1178, true},      // FilesServerTool.type
+	{ref{1636, 5}, 1179, true},    // ForbiddenResponse.error
+	{ref{1641, 19}, 1181, false},  // ForbiddenResponse.openrouter_metadata
+	{ref{1660, 7}, 1182, false},   // ForbiddenResponse.user_id
+	{ref{1694, 4}, 1183, true},    // ForbiddenResponseErrorData.code
+	{ref{1698, 7}, 1184, true},    // ForbiddenResponseErrorData.message
+	{ref{1705, 8}, 1185, false},   // ForbiddenResponseErrorData.metadata
+	{ref{30, 4}, 1186, true},      // FormatJsonObjectConfig.type
+	{ref{79, 11}, 1187, false},    // FormatJsonSchemaConfig.description
+	{ref{90, 4}, 1188, true},      // FormatJsonSchemaConfig.name
+	{ref{3966, 6}, 1189, true},    // FormatJsonSchemaConfig.schema
+	{ref{104, 6}, 1190, false},    // FormatJsonSchemaConfig.strict
+	{ref{30, 4}, 1191, true},      // FormatJsonSchemaConfig.type
+	{ref{30, 4}, 1192, true},      // FormatTextConfig.type
 	{ref{1178, 5}, 597, true},     // FunctionCallArgsDeltaEvent.delta
 	{ref{514, 7}, 598, true},      // FunctionCallArgsDeltaEvent.item_id
 	{ref{521, 12}, 599, true},     // FunctionCallArgsDeltaEvent.output_index
@@ -3479,20 +3485,20 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 605, true},     // FunctionCallArgsDoneEvent.output_index
 	{ref{533, 15}, 606, true},     // FunctionCallArgsDoneEvent.sequence_number
 	{ref{30, 4}, 607, true},       // FunctionCallArgsDoneEvent.type
-	{ref{1983, 9}, 1190, true},    // FunctionCallItem.arguments
-	{ref{1063, 7}, 1191, true},    // FunctionCallItem.call_id
-	{ref{19, 2}, 1192, true},      // FunctionCallItem.id
-	{ref{90, 4}, 1193, true},      // FunctionCallItem.name
-	{ref{5887, 9}, 1194, false},   // FunctionCallItem.namespace
-	{ref{1079, 6}, 1195, false},   // FunctionCallItem.status
-	{ref{6699, 11}, 1197, false},  // FunctionCallItem.subagent_id
-	{ref{6710, 14}, 1198, false},  // FunctionCallItem.subagent_items
-	{ref{30, 4}, 1201, true},      // FunctionCallItem.type
-	{ref{1063, 7}, 1202, true},    // FunctionCallOutputItem.call_id
-	{ref{19, 2}, 1203, false},     // FunctionCallOutputItem.id
-	{ref{1247, 6}, 1204, true},    // FunctionCallOutputItem.output
-	{ref{1079, 6}, 1209, false},   // FunctionCallOutputItem.status
-	{ref{30, 4}, 1211, true},      // FunctionCallOutputItem.type
+	{ref{1983, 9}, 1193, true},    // FunctionCallItem.arguments
+	{ref{1063, 7}, 1194, true},    // FunctionCallItem.call_id
+	{ref{19, 2}, 1195, true},      // FunctionCallItem.id
+	{ref{90, 4}, 1196, true},      // FunctionCallItem.name
+	{ref{5887, 9}, 1197, false},   // FunctionCallItem.namespace
+	{ref{1079, 6}, 1198, false},   // FunctionCallItem.status
+	{ref{6699, 11}, 1200, false},  // FunctionCallItem.subagent_id
+	{ref{6710, 14}, 1201, false},  // FunctionCallItem.subagent_items
+	{ref{30, 4}, 1204, true},      // FunctionCallItem.type
+	{ref{1063, 7}, 1205, true},    // FunctionCallOutputItem.call_id
+	{ref{19, 2}, 1206, false},     // FunctionCallOutputItem.id
+	{ref{1247, 6}, 1207, true},    // FunctionCallOutputItem.output
+	{ref{1079, 6}, 1212, false},   // FunctionCallOutputItem.status
+	{ref{30, 4}, 1214, true},      // FunctionCallOutputItem.type
 	{ref{440, 6}, 489, true},      // FunctionCallOutputItemOutputInputImage.detail
 	{ref{446, 9}, 490, false},     // FunctionCallOutputItemOutputInputImage.image_url
 	{ref{30, 4}, 491, true},       // FunctionCallOutputItemOutputInputImage.type
@@ -3501,355 +3507,355 @@ var openRouterProps = [...]prop{
 	{ref{94, 10}, 460, true},      // FunctionTool.parameters
 	{ref{104, 6}, 461, false},     // FunctionTool.strict
 	{ref{30, 4}, 462, true},       // FunctionTool.type
-	{ref{6816, 11}, 1212, true},   // FusionAnalysisResult.blind_spots
-	{ref{6827, 9}, 1214, true},    // FusionAnalysisResult.consensus
-	{ref{6836, 14}, 1216, true},   // FusionAnalysisResult.contradictions
-	{ref{6850, 16}, 1223, true},   // FusionAnalysisResult.partial_coverage
-	{ref{6866, 15}, 1228, true},   // FusionAnalysisResult.unique_insights
-	{ref{6913, 8}, 1232, true},    // FusionCallAnalysisCompletedEvent.analysis
-	{ref{514, 7}, 1234, true},     // FusionCallAnalysisCompletedEvent.item_id
-	{ref{521, 12}, 1235, true},    // FusionCallAnalysisCompletedEvent.output_index
-	{ref{533, 15}, 1236, true},    // FusionCallAnalysisCompletedEvent.sequence_number
-	{ref{30, 4}, 1237, true},      // FusionCallAnalysisCompletedEvent.type
-	{ref{6954, 13}, 1238, true},   // FusionCallAnalysisInProgressEvent.analyst_model
-	{ref{514, 7}, 1239, true},     // FusionCallAnalysisInProgressEvent.item_id
-	{ref{6967, 11}, 1240, true},   // FusionCallAnalysisInProgressEvent.judge_model
-	{ref{521, 12}, 1241, true},    // FusionCallAnalysisInProgressEvent.output_index
-	{ref{533, 15}, 1242, true},    // FusionCallAnalysisInProgressEvent.sequence_number
-	{ref{30, 4}, 1243, true},      // FusionCallAnalysisInProgressEvent.type
-	{ref{514, 7}, 1244, true},     // FusionCallCompletedEvent.item_id
-	{ref{521, 12}, 1245, true},    // FusionCallCompletedEvent.output_index
-	{ref{533, 15}, 1246, true},    // FusionCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1247, true},      // FusionCallCompletedEvent.type
-	{ref{514, 7}, 1248, true},     // FusionCallInProgressEvent.item_id
-	{ref{521, 12}, 1249, true},    // FusionCallInProgressEvent.output_index
-	{ref{533, 15}, 1250, true},    // FusionCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1251, true},      // FusionCallInProgressEvent.type
-	{ref{514, 7}, 1252, true},     // FusionCallPanelAddedEvent.item_id
-	{ref{249, 5}, 1253, true},     // FusionCallPanelAddedEvent.model
-	{ref{521, 12}, 1254, true},    // FusionCallPanelAddedEvent.output_index
-	{ref{533, 15}, 1255, true},    // FusionCallPanelAddedEvent.sequence_number
-	{ref{30, 4}, 1256, true},      // FusionCallPanelAddedEvent.type
-	{ref{335, 7}, 1257, true},     // FusionCallPanelCompletedEvent.content
-	{ref{514, 7}, 1258, true},     // FusionCallPanelCompletedEvent.item_id
-	{ref{249, 5}, 1259, true},     // FusionCallPanelCompletedEvent.model
-	{ref{521, 12}, 1260, true},    // FusionCallPanelCompletedEvent.output_index
-	{ref{533, 15}, 1261, true},    // FusionCallPanelCompletedEvent.sequence_number
-	{ref{30, 4}, 1262, true},      // FusionCallPanelCompletedEvent.type
-	{ref{1178, 5}, 1263, true},    // FusionCallPanelDeltaEvent.delta
-	{ref{514, 7}, 1264, true},     // FusionCallPanelDeltaEvent.item_id
-	{ref{249, 5}, 1265, true},     // FusionCallPanelDeltaEvent.model
-	{ref{521, 12}, 1266, true},    // FusionCallPanelDeltaEvent.output_index
-	{ref{533, 15}, 1267, true},    // FusionCallPanelDeltaEvent.sequence_number
-	{ref{30, 4}, 1268, true},      // FusionCallPanelDeltaEvent.type
-	{ref{1636, 5}, 1269, true},    // FusionCallPanelFailedEvent.error
-	{ref{514, 7}, 1270, true},     // FusionCallPanelFailedEvent.item_id
-	{ref{249, 5}, 1271, true},     // FusionCallPanelFailedEvent.model
-	{ref{521, 12}, 1272, true},    // FusionCallPanelFailedEvent.output_index
-	{ref{533, 15}, 1273, true},    // FusionCallPanelFailedEvent.sequence_number
-	{ref{7132, 11}, 1274, false},  // FusionCallPanelFailedEvent.status_code
-	{ref{30, 4}, 1275, true},      // FusionCallPanelFailedEvent.type
-	{ref{1178, 5}, 1276, true},    // FusionCallPanelReasoningDeltaEvent.delta
-	{ref{514, 7}, 1277, true},     // FusionCallPanelReasoningDeltaEvent.item_id
-	{ref{249, 5}, 1278, true},     // FusionCallPanelReasoningDeltaEvent.model
-	{ref{521, 12}, 1279, true},    // FusionCallPanelReasoningDeltaEvent.output_index
-	{ref{533, 15}, 1280, true},    // FusionCallPanelReasoningDeltaEvent.sequence_number
-	{ref{30, 4}, 1281, true},      // FusionCallPanelReasoningDeltaEvent.type
-	{ref{7189, 15}, 1282, false},  // FusionPlugin.analysis_models
-	{ref{1571, 7}, 1284, false},   // FusionPlugin.enabled
-	{ref{19, 2}, 1285, true},      // FusionPlugin.id
-	{ref{2547, 14}, 1286, false},  // FusionPlugin.max_tool_calls
-	{ref{249, 5}, 1287, false},    // FusionPlugin.model
-	{ref{7204, 6}, 1288, false},   // FusionPlugin.preset
-	{ref{25, 5}, 1289, false},     // FusionPlugin.tools
-	{ref{7189, 15}, 1293, false},  // FusionServerToolConfig.analysis_models
-	{ref{3301, 13}, 1295, false},  // FusionServerToolConfig.cache_control
-	{ref{228, 21}, 1297, false},   // FusionServerToolConfig.max_completion_tokens
-	{ref{2547, 14}, 1298, false},  // FusionServerToolConfig.max_tool_calls
-	{ref{249, 5}, 1299, false},    // FusionServerToolConfig.model
-	{ref{254, 9}, 1300, false},    // FusionServerToolConfig.reasoning
-	{ref{269, 11}, 1303, false},   // FusionServerToolConfig.temperature
-	{ref{25, 5}, 1304, false},     // FusionServerToolConfig.tools
-	{ref{94, 10}, 1308, false},    // FusionServerTool_OpenRouter.parameters
-	{ref{30, 4}, 1310, true},      // FusionServerTool_OpenRouter.type
-	{ref{7271, 5}, 1311, true},    // FusionSource.title
-	{ref{3374, 3}, 1312, true},    // FusionSource.url
-	{ref{514, 7}, 1313, true},     // ImageGenCallCompletedEvent.item_id
-	{ref{521, 12}, 1314, true},    // ImageGenCallCompletedEvent.output_index
-	{ref{533, 15}, 1315, true},    // ImageGenCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1316, true},      // ImageGenCallCompletedEvent.type
-	{ref{514, 7}, 1317, true},     // ImageGenCallGeneratingEvent.item_id
-	{ref{521, 12}, 1318, true},    // ImageGenCallGeneratingEvent.output_index
-	{ref{533, 15}, 1319, true},    // ImageGenCallGeneratingEvent.sequence_number
-	{ref{30, 4}, 1320, true},      // ImageGenCallGeneratingEvent.type
-	{ref{514, 7}, 1321, true},     // ImageGenCallInProgressEvent.item_id
-	{ref{521, 12}, 1322, true},    // ImageGenCallInProgressEvent.output_index
-	{ref{533, 15}, 1323, true},    // ImageGenCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1324, true},      // ImageGenCallInProgressEvent.type
-	{ref{514, 7}, 1325, true},     // ImageGenCallPartialImageEvent.item_id
-	{ref{521, 12}, 1326, true},    // ImageGenCallPartialImageEvent.output_index
-	{ref{7396, 17}, 1327, true},   // ImageGenCallPartialImageEvent.partial_image_b64
-	{ref{7413, 19}, 1328, true},   // ImageGenCallPartialImageEvent.partial_image_index
-	{ref{533, 15}, 1329, true},    // ImageGenCallPartialImageEvent.sequence_number
-	{ref{30, 4}, 1330, true},      // ImageGenCallPartialImageEvent.type
-	{ref{2463, 10}, 1331, false},  // ImageGenerationServerTool.background
-	{ref{7457, 14}, 1332, false},  // ImageGenerationServerTool.input_fidelity
-	{ref{7471, 16}, 1333, false},  // ImageGenerationServerTool.input_image_mask
-	{ref{249, 5}, 1336, false},    // ImageGenerationServerTool.model
-	{ref{7487, 10}, 1337, false},  // ImageGenerationServerTool.moderation
-	{ref{7497, 18}, 1338, false},  // ImageGenerationServerTool.output_compression
-	{ref{7515, 13}, 1339, false},  // ImageGenerationServerTool.output_format
-	{ref{7528, 14}, 1340, false},  // ImageGenerationServerTool.partial_images
-	{ref{7542, 7}, 1341, false},   // ImageGenerationServerTool.quality
-	{ref{7549, 4}, 1342, false},   // ImageGenerationServerTool.size
-	{ref{30, 4}, 1343, true},      // ImageGenerationServerTool.type
-	{ref{249, 5}, 1344, false},    // ImageGenerationServerToolConfig.model
-	{ref{94, 10}, 1345, false},    // ImageGenerationServerTool_OpenRouter.parameters
-	{ref{30, 4}, 1347, true},      // ImageGenerationServerTool_OpenRouter.type
-	{ref{5435, 8}, 1348, true},    // InProgressEvent.response
-	{ref{533, 15}, 1350, true},    // InProgressEvent.sequence_number
-	{ref{30, 4}, 1351, true},      // InProgressEvent.type
-	{ref{7683, 6}, 1352, false},   // IncompleteDetails.reason
-	{ref{5435, 8}, 1353, true},    // IncompleteEvent.response
-	{ref{533, 15}, 1355, true},    // IncompleteEvent.sequence_number
-	{ref{30, 4}, 1356, true},      // IncompleteEvent.type
-	{ref{3181, 11}, 1357, true},   // InputAudio.input_audio
-	{ref{30, 4}, 1360, true},      // InputAudio.type
-	{ref{7723, 9}, 1361, false},   // InputFile.file_data
-	{ref{6338, 7}, 1362, false},   // InputFile.file_id
-	{ref{7732, 8}, 1363, false},   // InputFile.file_url
-	{ref{5265, 8}, 1364, false},   // InputFile.filename
-	{ref{30, 4}, 1365, true},      // InputFile.type
+	{ref{6816, 11}, 1215, true},   // FusionAnalysisResult.blind_spots
+	{ref{6827, 9}, 1217, true},    // FusionAnalysisResult.consensus
+	{ref{6836, 14}, 1219, true},   // FusionAnalysisResult.contradictions
+	{ref{6850, 16}, 1226, true},   // FusionAnalysisResult.partial_coverage
+	{ref{6866, 15}, 1231, true},   // FusionAnalysisResult.unique_insights
+	{ref{6913, 8}, 1235, true},    // FusionCallAnalysisCompletedEvent.analysis
+	{ref{514, 7}, 1237, true},     // FusionCallAnalysisCompletedEvent.item_id
+	{ref{521, 12}, 1238, true},    // FusionCallAnalysisCompletedEvent.output_index
+	{ref{533, 15}, 1239, true},    // FusionCallAnalysisCompletedEvent.sequence_number
+	{ref{30, 4}, 1240, true},      // FusionCallAnalysisCompletedEvent.type
+	{ref{6954, 13}, 1241, true},   // FusionCallAnalysisInProgressEvent.analyst_model
+	{ref{514, 7}, 1242, true},     // FusionCallAnalysisInProgressEvent.item_id
+	{ref{6967, 11}, 1243, true},   // FusionCallAnalysisInProgressEvent.judge_model
+	{ref{521, 12}, 1244, true},    // FusionCallAnalysisInProgressEvent.output_index
+	{ref{533, 15}, 1245, true},    // FusionCallAnalysisInProgressEvent.sequence_number
+	{ref{30, 4}, 1246, true},      // FusionCallAnalysisInProgressEvent.type
+	{ref{514, 7}, 1247, true},     // FusionCallCompletedEvent.item_id
+	{ref{521, 12}, 1248, true},    // FusionCallCompletedEvent.output_index
+	{ref{533, 15}, 1249, true},    // FusionCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1250, true},      // FusionCallCompletedEvent.type
+	{ref{514, 7}, 1251, true},     // FusionCallInProgressEvent.item_id
+	{ref{521, 12}, 1252, true},    // FusionCallInProgressEvent.output_index
+	{ref{533, 15}, 1253, true},    // FusionCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1254, true},      // FusionCallInProgressEvent.type
+	{ref{514, 7}, 1255, true},     // FusionCallPanelAddedEvent.item_id
+	{ref{249, 5}, 1256, true},     // FusionCallPanelAddedEvent.model
+	{ref{521, 12}, 1257, true},    // FusionCallPanelAddedEvent.output_index
+	{ref{533, 15}, 1258, true},    // FusionCallPanelAddedEvent.sequence_number
+	{ref{30, 4}, 1259, true},      // FusionCallPanelAddedEvent.type
+	{ref{335, 7}, 1260, true},     // FusionCallPanelCompletedEvent.content
+	{ref{514, 7}, 1261, true},     // FusionCallPanelCompletedEvent.item_id
+	{ref{249, 5}, 1262, true},     // FusionCallPanelCompletedEvent.model
+	{ref{521, 12}, 1263, true},    // FusionCallPanelCompletedEvent.output_index
+	{ref{533, 15}, 1264, true},    // FusionCallPanelCompletedEvent.sequence_number
+	{ref{30, 4}, 1265, true},      // FusionCallPanelCompletedEvent.type
+	{ref{1178, 5}, 1266, true},    // FusionCallPanelDeltaEvent.delta
+	{ref{514, 7}, 1267, true},     // FusionCallPanelDeltaEvent.item_id
+	{ref{249, 5}, 1268, true},     // FusionCallPanelDeltaEvent.model
+	{ref{521, 12}, 1269, true},    // FusionCallPanelDeltaEvent.output_index
+	{ref{533, 15}, 1270, true},    // FusionCallPanelDeltaEvent.sequence_number
+	{ref{30, 4}, 1271, true},      // FusionCallPanelDeltaEvent.type
+	{ref{1636, 5}, 1272, true},    // FusionCallPanelFailedEvent.error
+	{ref{514, 7}, 1273, true},     // FusionCallPanelFailedEvent.item_id
+	{ref{249, 5}, 1274, true},     // FusionCallPanelFailedEvent.model
+	{ref{521, 12}, 1275, true},    // FusionCallPanelFailedEvent.output_index
+	{ref{533, 15}, 1276, true},    // FusionCallPanelFailedEvent.sequence_number
+	{ref{7132, 11}, 1277, false},  // FusionCallPanelFailedEvent.status_code
+	{ref{30, 4}, 1278, true},      // FusionCallPanelFailedEvent.type
+	{ref{1178, 5}, 1279, true},    // FusionCallPanelReasoningDeltaEvent.delta
+	{ref{514, 7}, 1280, true},     // FusionCallPanelReasoningDeltaEvent.item_id
+	{ref{249, 5}, 1281, true},     // FusionCallPanelReasoningDeltaEvent.model
+	{ref{521, 12}, 1282, true},    // FusionCallPanelReasoningDeltaEvent.output_index
+	{ref{533, 15}, 1283, true},    // FusionCallPanelReasoningDeltaEvent.sequence_number
+	{ref{30, 4}, 1284, true},      // FusionCallPanelReasoningDeltaEvent.type
+	{ref{7189, 15}, 1285, false},  // FusionPlugin.analysis_models
+	{ref{1571, 7}, 1287, false},   // FusionPlugin.enabled
+	{ref{19, 2}, 1288, true},      // FusionPlugin.id
+	{ref{2547, 14}, 1289, false},  // FusionPlugin.max_tool_calls
+	{ref{249, 5}, 1290, false},    // FusionPlugin.model
+	{ref{7204, 6}, 1291, false},   // FusionPlugin.preset
+	{ref{25, 5}, 1292, false},     // FusionPlugin.tools
+	{ref{7189, 15}, 1296, false},  // FusionServerToolConfig.analysis_models
+	{ref{3301, 13}, 1298, false},  // FusionServerToolConfig.cache_control
+	{ref{228, 21}, 1300, false},   // FusionServerToolConfig.max_completion_tokens
+	{ref{2547, 14}, 1301, false},  // FusionServerToolConfig.max_tool_calls
+	{ref{249, 5}, 1302, false},    // FusionServerToolConfig.model
+	{ref{254, 9}, 1303, false},    // FusionServerToolConfig.reasoning
+	{ref{269, 11}, 1306, false},   // FusionServerToolConfig.temperature
+	{ref{25, 5}, 1307, false},     // FusionServerToolConfig.tools
+	{ref{94, 10}, 1311, false},    // FusionServerTool_OpenRouter.parameters
+	{ref{30, 4}, 1313, true},      // FusionServerTool_OpenRouter.type
+	{ref{7271, 5}, 1314, true},    // FusionSource.title
+	{ref{3374, 3}, 1315, true},    // FusionSource.url
+	{ref{514, 7}, 1316, true},     // ImageGenCallCompletedEvent.item_id
+	{ref{521, 12}, 1317, true},    // ImageGenCallCompletedEvent.output_index
+	{ref{533, 15}, 1318, true},    // ImageGenCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1319, true},      // ImageGenCallCompletedEvent.type
+	{ref{514, 7}, 1320, true},     // ImageGenCallGeneratingEvent.item_id
+	{ref{521, 12}, 1321, true},    // ImageGenCallGeneratingEvent.output_index
+	{ref{533, 15}, 1322, true},    // ImageGenCallGeneratingEvent.sequence_number
+	{ref{30, 4}, 1323, true},      // ImageGenCallGeneratingEvent.type
+	{ref{514, 7}, 1324, true},     // ImageGenCallInProgressEvent.item_id
+	{ref{521, 12}, 1325, true},    // ImageGenCallInProgressEvent.output_index
+	{ref{533, 15}, 1326, true},    // ImageGenCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1327, true},      // ImageGenCallInProgressEvent.type
+	{ref{514, 7}, 1328, true},     // ImageGenCallPartialImageEvent.item_id
+	{ref{521, 12}, 1329, true},    // ImageGenCallPartialImageEvent.output_index
+	{ref{7396, 17}, 1330, true},   // ImageGenCallPartialImageEvent.partial_image_b64
+	{ref{7413, 19}, 1331, true},   // ImageGenCallPartialImageEvent.partial_image_index
+	{ref{533, 15}, 1332, true},    // ImageGenCallPartialImageEvent.sequence_number
+	{ref{30, 4}, 1333, true},      // ImageGenCallPartialImageEvent.type
+	{ref{2463, 10}, 1334, false},  // ImageGenerationServerTool.background
+	{ref{7457, 14}, 1335, false},  // ImageGenerationServerTool.input_fidelity
+	{ref{7471, 16}, 1336, false},  // ImageGenerationServerTool.input_image_mask
+	{ref{249, 5}, 1339, false},    // ImageGenerationServerTool.model
+	{ref{7487, 10}, 1340, false},  // ImageGenerationServerTool.moderation
+	{ref{7497, 18}, 1341, false},  // ImageGenerationServerTool.output_compression
+	{ref{7515, 13}, 1342, false},  // ImageGenerationServerTool.output_format
+	{ref{7528, 14}, 1343, false},  // ImageGenerationServerTool.partial_images
+	{ref{7542, 7}, 1344, false},   // ImageGenerationServerTool.quality
+	{ref{7549, 4}, 1345, false},   // ImageGenerationServerTool.size
+	{ref{30, 4}, 1346, true},      // ImageGenerationServerTool.type
+	{ref{249, 5}, 1347, false},    // ImageGenerationServerToolConfig.model
+	{ref{94, 10}, 1348, false},    // ImageGenerationServerTool_OpenRouter.parameters
+	{ref{30, 4}, 1350, true},      // ImageGenerationServerTool_OpenRouter.type
+	{ref{5435, 8}, 1351, true},    // InProgressEvent.response
+	{ref{533, 15}, 1353, true},    // InProgressEvent.sequence_number
+	{ref{30, 4}, 1354, true},      // InProgressEvent.type
+	{ref{7683, 6}, 1355, false},   // IncompleteDetails.reason
+	{ref{5435, 8}, 1356, true},    // IncompleteEvent.response
+	{ref{533, 15}, 1358, true},    // IncompleteEvent.sequence_number
+	{ref{30, 4}, 1359, true},      // IncompleteEvent.type
+	{ref{3181, 11}, 1360, true},   // InputAudio.input_audio
+	{ref{30, 4}, 1363, true},      // InputAudio.type
+	{ref{7723, 9}, 1364, false},   // InputFile.file_data
+	{ref{6338, 7}, 1365, false},   // InputFile.file_id
+	{ref{7732, 8}, 1366, false},   // InputFile.file_url
+	{ref{5265, 8}, 1367, false},   // InputFile.filename
+	{ref{30, 4}, 1368, true},      // InputFile.type
 	{ref{440, 6}, 489, true},      // InputImage.detail
 	{ref{446, 9}, 490, false},     // InputImage.image_url
 	{ref{30, 4}, 491, true},       // InputImage.type
-	{ref{335, 7}, 1366, false},    // InputMessageItem.content
-	{ref{19, 2}, 1368, false},     // InputMessageItem.id
-	{ref{21, 4}, 1369, true},      // InputMessageItem.role
-	{ref{30, 4}, 1370, false},     // InputMessageItem.type
+	{ref{335, 7}, 1369, false},    // InputMessageItem.content
+	{ref{19, 2}, 1371, false},     // InputMessageItem.id
+	{ref{21, 4}, 1372, true},      // InputMessageItem.role
+	{ref{30, 4}, 1373, false},     // InputMessageItem.type
 	{ref{440, 6}, 489, true},      // InputMessageItemContentInputImage.detail
 	{ref{446, 9}, 490, false},     // InputMessageItemContentInputImage.image_url
 	{ref{30, 4}, 491, true},       // InputMessageItemContentInputImage.type
 	{ref{3314, 23}, 331, false},   // InputText.prompt_cache_breakpoint
-	{ref{2252, 4}, 1371, true},    // InputText.text
-	{ref{30, 4}, 1372, true},      // InputText.type
-	{ref{30, 4}, 1373, true},      // InputVideo.type
-	{ref{3277, 9}, 1374, true},    // InputVideo.video_url
-	{ref{1063, 7}, 1377, true},    // InputsCustomToolCall.call_id
-	{ref{19, 2}, 1378, false},     // InputsCustomToolCall.id
-	{ref{1900, 5}, 1379, true},    // InputsCustomToolCall.input
-	{ref{90, 4}, 1380, true},      // InputsCustomToolCall.name
-	{ref{5887, 9}, 1381, false},   // InputsCustomToolCall.namespace
-	{ref{1079, 6}, 1382, false},   // InputsCustomToolCall.status
-	{ref{30, 4}, 1384, true},      // InputsCustomToolCall.type
-	{ref{1983, 9}, 1385, true},    // InputsFunctionCall.arguments
-	{ref{1063, 7}, 1386, true},    // InputsFunctionCall.call_id
-	{ref{19, 2}, 1387, false},     // InputsFunctionCall.id
-	{ref{90, 4}, 1388, true},      // InputsFunctionCall.name
-	{ref{5887, 9}, 1389, false},   // InputsFunctionCall.namespace
-	{ref{1079, 6}, 1390, false},   // InputsFunctionCall.status
-	{ref{6699, 11}, 1391, false},  // InputsFunctionCall.subagent_id
-	{ref{6710, 14}, 1392, false},  // InputsFunctionCall.subagent_items
-	{ref{30, 4}, 1395, true},      // InputsFunctionCall.type
-	{ref{335, 7}, 1396, false},    // InputsMessage.content
-	{ref{19, 2}, 1401, false},     // InputsMessage.id
-	{ref{2165, 5}, 1402, false},   // InputsMessage.phase
-	{ref{21, 4}, 1405, true},      // InputsMessage.role
+	{ref{2252, 4}, 1374, true},    // InputText.text
+	{ref{30, 4}, 1375, true},      // InputText.type
+	{ref{30, 4}, 1376, true},      // InputVideo.type
+	{ref{3277, 9}, 1377, true},    // InputVideo.video_url
+	{ref{1063, 7}, 1380, true},    // InputsCustomToolCall.call_id
+	{ref{19, 2}, 1381, false},     // InputsCustomToolCall.id
+	{ref{1900, 5}, 1382, true},    // InputsCustomToolCall.input
+	{ref{90, 4}, 1383, true},      // InputsCustomToolCall.name
+	{ref{5887, 9}, 1384, false},   // InputsCustomToolCall.namespace
+	{ref{1079, 6}, 1385, false},   // InputsCustomToolCall.status
+	{ref{30, 4}, 1387, true},      // InputsCustomToolCall.type
+	{ref{1983, 9}, 1388, true},    // InputsFunctionCall.arguments
+	{ref{1063, 7}, 1389, true},    // InputsFunctionCall.call_id
+	{ref{19, 2}, 1390, false},     // InputsFunctionCall.id
+	{ref{90, 4}, 1391, true},      // InputsFunctionCall.name
+	{ref{5887, 9}, 1392, false},   // InputsFunctionCall.namespace
+	{ref{1079, 6}, 1393, false},   // InputsFunctionCall.status
+	{ref{6699, 11}, 1394, false},  // InputsFunctionCall.subagent_id
+	{ref{6710, 14}, 1395, false},  // InputsFunctionCall.subagent_items
+	{ref{30, 4}, 1398, true},      // InputsFunctionCall.type
+	{ref{335, 7}, 1399, false},    // InputsMessage.content
+	{ref{19, 2}, 1404, false},     // InputsMessage.id
+	{ref{2165, 5}, 1405, false},   // InputsMessage.phase
+	{ref{21, 4}, 1408, true},      // InputsMessage.role
 	{ref{1079, 6}, 621, false},    // InputsMessage.status
-	{ref{30, 4}, 1406, false},     // InputsMessage.type
-	{ref{335, 7}, 1407, false},    // InputsReasoning.content
-	{ref{390, 17}, 1410, false},   // InputsReasoning.encrypted_content
+	{ref{30, 4}, 1409, false},     // InputsMessage.type
+	{ref{335, 7}, 1410, false},    // InputsReasoning.content
+	{ref{390, 17}, 1413, false},   // InputsReasoning.encrypted_content
 	{ref{5806, 6}, 350, false},    // InputsReasoning.format
-	{ref{19, 2}, 1411, true},      // InputsReasoning.id
-	{ref{8349, 9}, 1412, false},   // InputsReasoning.signature
-	{ref{1079, 6}, 1415, false},   // InputsReasoning.status
-	{ref{2200, 7}, 1416, true},    // InputsReasoning.summary
-	{ref{30, 4}, 1419, true},      // InputsReasoning.type
-	{ref{1636, 5}, 1420, true},    // InternalServerResponse.error
-	{ref{1641, 19}, 1422, false},  // InternalServerResponse.openrouter_metadata
-	{ref{1660, 7}, 1423, false},   // InternalServerResponse.user_id
-	{ref{1694, 4}, 1424, true},    // InternalServerResponseErrorData.code
-	{ref{1698, 7}, 1425, true},    // InternalServerResponseErrorData.message
-	{ref{1705, 8}, 1426, false},   // InternalServerResponseErrorData.metadata
-	{ref{19, 2}, 1427, true},      // ItemReferenceItem.id
-	{ref{30, 4}, 1428, true},      // ItemReferenceItem.type
-	{ref{30, 4}, 1429, true},      // Legacy_ChatContentVideo.type
-	{ref{3277, 9}, 1430, true},    // Legacy_ChatContentVideo.video_url
-	{ref{3374, 3}, 1432, true},    // Legacy_ChatContentVideoInput.url
-	{ref{1441, 6}, 1433, false},   // Legacy_WebSearchServerTool.engine
+	{ref{19, 2}, 1414, true},      // InputsReasoning.id
+	{ref{8349, 9}, 1415, false},   // InputsReasoning.signature
+	{ref{1079, 6}, 1418, false},   // InputsReasoning.status
+	{ref{2200, 7}, 1419, true},    // InputsReasoning.summary
+	{ref{30, 4}, 1422, true},      // InputsReasoning.type
+	{ref{1636, 5}, 1423, true},    // InternalServerResponse.error
+	{ref{1641, 19}, 1425, false},  // InternalServerResponse.openrouter_metadata
+	{ref{1660, 7}, 1426, false},   // InternalServerResponse.user_id
+	{ref{1694, 4}, 1427, true},    // InternalServerResponseErrorData.code
+	{ref{1698, 7}, 1428, true},    // InternalServerResponseErrorData.message
+	{ref{1705, 8}, 1429, false},   // InternalServerResponseErrorData.metadata
+	{ref{19, 2}, 1430, true},      // ItemReferenceItem.id
+	{ref{30, 4}, 1431, true},      // ItemReferenceItem.type
+	{ref{30, 4}, 1432, true},      // Legacy_ChatContentVideo.type
+	{ref{3277, 9}, 1433, true},    // Legacy_ChatContentVideo.video_url
+	{ref{3374, 3}, 1435, true},    // Legacy_ChatContentVideoInput.url
+	{ref{1441, 6}, 1436, false},   // Legacy_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Legacy_WebSearchServerTool.filters
-	{ref{4940, 11}, 1435, false},  // Legacy_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1436, false},   // Legacy_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1437, false},   // Legacy_WebSearchServerTool.mode
-	{ref{4976, 19}, 1439, false},  // Legacy_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1441, true},      // Legacy_WebSearchServerTool.type
+	{ref{4940, 11}, 1438, false},  // Legacy_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1439, false},   // Legacy_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1440, false},   // Legacy_WebSearchServerTool.mode
+	{ref{4976, 19}, 1442, false},  // Legacy_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1444, true},      // Legacy_WebSearchServerTool.type
 	{ref{4995, 13}, 451, false},   // Legacy_WebSearchServerTool.user_location
-	{ref{8523, 6}, 1442, true},    // LocalShellCallItem.action
-	{ref{1063, 7}, 1450, true},    // LocalShellCallItem.call_id
-	{ref{19, 2}, 1451, true},      // LocalShellCallItem.id
-	{ref{1079, 6}, 1452, true},    // LocalShellCallItem.status
-	{ref{30, 4}, 1454, true},      // LocalShellCallItem.type
-	{ref{19, 2}, 1455, true},      // LocalShellCallOutputItem.id
-	{ref{1247, 6}, 1456, true},    // LocalShellCallOutputItem.output
-	{ref{1079, 6}, 1457, false},   // LocalShellCallOutputItem.status
-	{ref{30, 4}, 1459, true},      // LocalShellCallOutputItem.type
-	{ref{1983, 9}, 1460, true},    // McpApprovalRequestItem.arguments
-	{ref{19, 2}, 1461, true},      // McpApprovalRequestItem.id
-	{ref{90, 4}, 1462, true},      // McpApprovalRequestItem.name
-	{ref{8575, 12}, 1463, true},   // McpApprovalRequestItem.server_label
-	{ref{30, 4}, 1464, true},      // McpApprovalRequestItem.type
-	{ref{8610, 19}, 1465, true},   // McpApprovalResponseItem.approval_request_id
-	{ref{8629, 7}, 1466, true},    // McpApprovalResponseItem.approve
-	{ref{19, 2}, 1467, false},     // McpApprovalResponseItem.id
-	{ref{7683, 6}, 1468, false},   // McpApprovalResponseItem.reason
-	{ref{30, 4}, 1469, true},      // McpApprovalResponseItem.type
-	{ref{1983, 9}, 1470, true},    // McpCallItem.arguments
-	{ref{1636, 5}, 1471, false},   // McpCallItem.error
-	{ref{19, 2}, 1472, true},      // McpCallItem.id
-	{ref{90, 4}, 1473, true},      // McpCallItem.name
-	{ref{1247, 6}, 1474, false},   // McpCallItem.output
-	{ref{8575, 12}, 1475, true},   // McpCallItem.server_label
-	{ref{30, 4}, 1476, true},      // McpCallItem.type
-	{ref{1636, 5}, 1477, false},   // McpListToolsItem.error
-	{ref{19, 2}, 1478, true},      // McpListToolsItem.id
-	{ref{8575, 12}, 1479, true},   // McpListToolsItem.server_label
-	{ref{25, 5}, 1480, true},      // McpListToolsItem.tools
-	{ref{30, 4}, 1486, true},      // McpListToolsItem.type
-	{ref{8676, 13}, 1487, false},  // McpServerTool.allowed_tools
-	{ref{8689, 13}, 1495, false},  // McpServerTool.authorization
-	{ref{8702, 12}, 1496, false},  // McpServerTool.connector_id
-	{ref{8714, 7}, 1497, false},   // McpServerTool.headers
-	{ref{8721, 16}, 1498, false},  // McpServerTool.require_approval
-	{ref{8737, 18}, 1508, false},  // McpServerTool.server_description
-	{ref{8575, 12}, 1509, true},   // McpServerTool.server_label
-	{ref{8755, 10}, 1510, false},  // McpServerTool.server_url
-	{ref{30, 4}, 1511, true},      // McpServerTool.type
-	{ref{19, 2}, 1512, true},      // ModerationPlugin.id
-	{ref{8832, 15}, 1513, false},  // NamespaceFunctionTool.allowed_callers
-	{ref{66, 13}, 1515, false},    // NamespaceFunctionTool.defer_loading
-	{ref{79, 11}, 1516, false},    // NamespaceFunctionTool.description
-	{ref{90, 4}, 1517, true},      // NamespaceFunctionTool.name
-	{ref{8847, 13}, 1518, false},  // NamespaceFunctionTool.output_schema
-	{ref{94, 10}, 1519, false},    // NamespaceFunctionTool.parameters
-	{ref{104, 6}, 1520, false},    // NamespaceFunctionTool.strict
-	{ref{30, 4}, 1521, true},      // NamespaceFunctionTool.type
-	{ref{79, 11}, 1522, true},     // NamespaceTool.description
-	{ref{90, 4}, 1523, true},      // NamespaceTool.name
-	{ref{25, 5}, 1524, true},      // NamespaceTool.tools
-	{ref{30, 4}, 1526, true},      // NamespaceTool.type
-	{ref{1636, 5}, 1527, true},    // NotFoundResponse.error
-	{ref{1641, 19}, 1529, false},  // NotFoundResponse.openrouter_metadata
-	{ref{1660, 7}, 1530, false},   // NotFoundResponse.user_id
-	{ref{1694, 4}, 1531, true},    // NotFoundResponseErrorData.code
-	{ref{1698, 7}, 1532, true},    // NotFoundResponseErrorData.message
-	{ref{1705, 8}, 1533, false},   // NotFoundResponseErrorData.metadata
-	{ref{1063, 7}, 1086, true},    // OpenAIResponseCustomToolCall.call_id
-	{ref{19, 2}, 1087, false},     // OpenAIResponseCustomToolCall.id
-	{ref{1900, 5}, 1088, true},    // OpenAIResponseCustomToolCall.input
-	{ref{90, 4}, 1089, true},      // OpenAIResponseCustomToolCall.name
-	{ref{5887, 9}, 1090, false},   // OpenAIResponseCustomToolCall.namespace
-	{ref{30, 4}, 1091, true},      // OpenAIResponseCustomToolCall.type
-	{ref{1063, 7}, 1094, true},    // OpenAIResponseCustomToolCallOutput.call_id
-	{ref{19, 2}, 1095, false},     // OpenAIResponseCustomToolCallOutput.id
-	{ref{1247, 6}, 1534, true},    // OpenAIResponseCustomToolCallOutput.output
-	{ref{30, 4}, 1101, true},      // OpenAIResponseCustomToolCallOutput.type
-	{ref{1983, 9}, 1190, true},    // OpenAIResponseFunctionToolCall.arguments
-	{ref{1063, 7}, 1191, true},    // OpenAIResponseFunctionToolCall.call_id
-	{ref{19, 2}, 1192, false},     // OpenAIResponseFunctionToolCall.id
-	{ref{90, 4}, 1193, true},      // OpenAIResponseFunctionToolCall.name
-	{ref{5887, 9}, 1194, false},   // OpenAIResponseFunctionToolCall.namespace
-	{ref{1079, 6}, 1195, false},   // OpenAIResponseFunctionToolCall.status
-	{ref{6699, 11}, 1197, false},  // OpenAIResponseFunctionToolCall.subagent_id
-	{ref{6710, 14}, 1198, false},  // OpenAIResponseFunctionToolCall.subagent_items
-	{ref{30, 4}, 1201, true},      // OpenAIResponseFunctionToolCall.type
-	{ref{1063, 7}, 1202, true},    // OpenAIResponseFunctionToolCallOutput.call_id
-	{ref{19, 2}, 1203, false},     // OpenAIResponseFunctionToolCallOutput.id
-	{ref{1247, 6}, 1539, true},    // OpenAIResponseFunctionToolCallOutput.output
-	{ref{1079, 6}, 1209, false},   // OpenAIResponseFunctionToolCallOutput.status
-	{ref{30, 4}, 1211, true},      // OpenAIResponseFunctionToolCallOutput.type
-	{ref{335, 7}, 1544, true},     // OpenAIResponseInputMessageItem.content
-	{ref{19, 2}, 1546, true},      // OpenAIResponseInputMessageItem.id
-	{ref{21, 4}, 1547, true},      // OpenAIResponseInputMessageItem.role
-	{ref{30, 4}, 1548, false},     // OpenAIResponseInputMessageItem.type
-	{ref{1178, 5}, 996, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.delta
-	{ref{514, 7}, 997, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.item_id
-	{ref{521, 12}, 998, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.output_index
-	{ref{533, 15}, 999, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.sequence_number
-	{ref{30, 4}, 1000, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.type
-	{ref{1694, 4}, 1001, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.code
-	{ref{514, 7}, 1002, true},     // OpenAIResponsesCodeInterpreterCallCodeDone.item_id
-	{ref{521, 12}, 1003, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.output_index
-	{ref{533, 15}, 1004, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.sequence_number
-	{ref{30, 4}, 1005, true},      // OpenAIResponsesCodeInterpreterCallCodeDone.type
-	{ref{514, 7}, 1006, true},     // OpenAIResponsesCodeInterpreterCallCompleted.item_id
-	{ref{521, 12}, 1007, true},    // OpenAIResponsesCodeInterpreterCallCompleted.output_index
-	{ref{533, 15}, 1008, true},    // OpenAIResponsesCodeInterpreterCallCompleted.sequence_number
-	{ref{30, 4}, 1009, true},      // OpenAIResponsesCodeInterpreterCallCompleted.type
-	{ref{514, 7}, 1010, true},     // OpenAIResponsesCodeInterpreterCallInProgress.item_id
-	{ref{521, 12}, 1011, true},    // OpenAIResponsesCodeInterpreterCallInProgress.output_index
-	{ref{533, 15}, 1012, true},    // OpenAIResponsesCodeInterpreterCallInProgress.sequence_number
-	{ref{30, 4}, 1013, true},      // OpenAIResponsesCodeInterpreterCallInProgress.type
-	{ref{514, 7}, 1014, true},     // OpenAIResponsesCodeInterpreterCallInterpreting.item_id
-	{ref{521, 12}, 1015, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.output_index
-	{ref{533, 15}, 1016, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.sequence_number
-	{ref{30, 4}, 1017, true},      // OpenAIResponsesCodeInterpreterCallInterpreting.type
-	{ref{514, 7}, 1313, true},     // OpenAIResponsesImageGenCallCompleted.item_id
-	{ref{521, 12}, 1314, true},    // OpenAIResponsesImageGenCallCompleted.output_index
-	{ref{533, 15}, 1315, true},    // OpenAIResponsesImageGenCallCompleted.sequence_number
-	{ref{30, 4}, 1316, true},      // OpenAIResponsesImageGenCallCompleted.type
-	{ref{514, 7}, 1317, true},     // OpenAIResponsesImageGenCallGenerating.item_id
-	{ref{521, 12}, 1318, true},    // OpenAIResponsesImageGenCallGenerating.output_index
-	{ref{533, 15}, 1319, true},    // OpenAIResponsesImageGenCallGenerating.sequence_number
-	{ref{30, 4}, 1320, true},      // OpenAIResponsesImageGenCallGenerating.type
-	{ref{514, 7}, 1321, true},     // OpenAIResponsesImageGenCallInProgress.item_id
-	{ref{521, 12}, 1322, true},    // OpenAIResponsesImageGenCallInProgress.output_index
-	{ref{533, 15}, 1323, true},    // OpenAIResponsesImageGenCallInProgress.sequence_number
-	{ref{30, 4}, 1324, true},      // OpenAIResponsesImageGenCallInProgress.type
-	{ref{514, 7}, 1325, true},     // OpenAIResponsesImageGenCallPartialImage.item_id
-	{ref{521, 12}, 1326, true},    // OpenAIResponsesImageGenCallPartialImage.output_index
-	{ref{7396, 17}, 1327, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_b64
-	{ref{7413, 19}, 1328, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_index
-	{ref{533, 15}, 1329, true},    // OpenAIResponsesImageGenCallPartialImage.sequence_number
-	{ref{30, 4}, 1330, true},      // OpenAIResponsesImageGenCallPartialImage.type
-	{ref{945, 7}, 1549, true},     // OpenAIResponsesRefusalContent.refusal
-	{ref{30, 4}, 1550, true},      // OpenAIResponsesRefusalContent.type
-	{ref{514, 7}, 1551, true},     // OpenAIResponsesSearchCompleted.item_id
-	{ref{521, 12}, 1552, true},    // OpenAIResponsesSearchCompleted.output_index
-	{ref{533, 15}, 1553, true},    // OpenAIResponsesSearchCompleted.sequence_number
-	{ref{30, 4}, 1554, true},      // OpenAIResponsesSearchCompleted.type
-	{ref{30, 4}, 1557, true},      // OpenAIResponsesToolChoiceApplyPatch.type
-	{ref{90, 4}, 1558, true},      // OpenAIResponsesToolChoiceFunction.name
-	{ref{30, 4}, 1559, true},      // OpenAIResponsesToolChoiceFunction.type
-	{ref{30, 4}, 1560, true},      // OpenAIResponsesToolChoiceShell.type
-	{ref{30, 4}, 1561, true},      // OpenAIResponsesToolChoiceWebSearchPreview20250311.type
-	{ref{9806, 12}, 1562, true},   // OpenAIResponsesUsage.input_tokens
-	{ref{9818, 20}, 1563, true},   // OpenAIResponsesUsage.input_tokens_details
-	{ref{9838, 13}, 1566, true},   // OpenAIResponsesUsage.output_tokens
-	{ref{9851, 21}, 1567, true},   // OpenAIResponsesUsage.output_tokens_details
-	{ref{4846, 12}, 1569, true},   // OpenAIResponsesUsage.total_tokens
-	{ref{514, 7}, 1570, true},     // OpenAIResponsesWebSearchCallInProgress.item_id
-	{ref{521, 12}, 1571, true},    // OpenAIResponsesWebSearchCallInProgress.output_index
-	{ref{533, 15}, 1572, true},    // OpenAIResponsesWebSearchCallInProgress.sequence_number
-	{ref{30, 4}, 1573, true},      // OpenAIResponsesWebSearchCallInProgress.type
-	{ref{514, 7}, 1574, true},     // OpenAIResponsesWebSearchCallSearching.item_id
-	{ref{521, 12}, 1575, true},    // OpenAIResponsesWebSearchCallSearching.output_index
-	{ref{533, 15}, 1576, true},    // OpenAIResponsesWebSearchCallSearching.sequence_number
-	{ref{30, 4}, 1577, true},      // OpenAIResponsesWebSearchCallSearching.type
-	{ref{5435, 8}, 1578, true},    // OpenResponsesCreatedEvent.response
-	{ref{533, 15}, 1080, true},    // OpenResponsesCreatedEvent.sequence_number
-	{ref{30, 4}, 1081, true},      // OpenResponsesCreatedEvent.type
-	{ref{5435, 8}, 1580, true},    // OpenResponsesInProgressEvent.response
-	{ref{533, 15}, 1350, true},    // OpenResponsesInProgressEvent.sequence_number
-	{ref{30, 4}, 1351, true},      // OpenResponsesInProgressEvent.type
-	{ref{4628, 5}, 1582, false},   // OpenResponsesLogProbs.bytes
-	{ref{4633, 7}, 1584, true},    // OpenResponsesLogProbs.logprob
-	{ref{4640, 5}, 1585, true},    // OpenResponsesLogProbs.token
-	{ref{2720, 12}, 1586, false},  // OpenResponsesLogProbs.top_logprobs
+	{ref{8523, 6}, 1445, true},    // LocalShellCallItem.action
+	{ref{1063, 7}, 1453, true},    // LocalShellCallItem.call_id
+	{ref{19, 2}, 1454, true},      // LocalShellCallItem.id
+	{ref{1079, 6}, 1455, true},    // LocalShellCallItem.status
+	{ref{30, 4}, 1457, true},      // LocalShellCallItem.type
+	{ref{19, 2}, 1458, true},      // LocalShellCallOutputItem.id
+	{ref{1247, 6}, 1459, true},    // LocalShellCallOutputItem.output
+	{ref{1079, 6}, 1460, false},   // LocalShellCallOutputItem.status
+	{ref{30, 4}, 1462, true},      // LocalShellCallOutputItem.type
+	{ref{1983, 9}, 1463, true},    // McpApprovalRequestItem.arguments
+	{ref{19, 2}, 1464, true},      // McpApprovalRequestItem.id
+	{ref{90, 4}, 1465, true},      // McpApprovalRequestItem.name
+	{ref{8575, 12}, 1466, true},   // McpApprovalRequestItem.server_label
+	{ref{30, 4}, 1467, true},      // McpApprovalRequestItem.type
+	{ref{8610, 19}, 1468, true},   // McpApprovalResponseItem.approval_request_id
+	{ref{8629, 7}, 1469, true},    // McpApprovalResponseItem.approve
+	{ref{19, 2}, 1470, false},     // McpApprovalResponseItem.id
+	{ref{7683, 6}, 1471, false},   // McpApprovalResponseItem.reason
+	{ref{30, 4}, 1472, true},      // McpApprovalResponseItem.type
+	{ref{1983, 9}, 1473, true},    // McpCallItem.arguments
+	{ref{1636, 5}, 1474, false},   // McpCallItem.error
+	{ref{19, 2}, 1475, true},      // McpCallItem.id
+	{ref{90, 4}, 1476, true},      // McpCallItem.name
+	{ref{1247, 6}, 1477, false},   // McpCallItem.output
+	{ref{8575, 12}, 1478, true},   // McpCallItem.server_label
+	{ref{30, 4}, 1479, true},      // McpCallItem.type
+	{ref{1636, 5}, 1480, false},   // McpListToolsItem.error
+	{ref{19, 2}, 1481, true},      // McpListToolsItem.id
+	{ref{8575, 12}, 1482, true},   // McpListToolsItem.server_label
+	{ref{25, 5}, 1483, true},      // McpListToolsItem.tools
+	{ref{30, 4}, 1489, true},      // McpListToolsItem.type
+	{ref{8676, 13}, 1490, false},  // McpServerTool.allowed_tools
+	{ref{8689, 13}, 1498, false},  // McpServerTool.authorization
+	{ref{8702, 12}, 1499, false},  // McpServerTool.connector_id
+	{ref{8714, 7}, 1500, false},   // McpServerTool.headers
+	{ref{8721, 16}, 1501, false},  // McpServerTool.require_approval
+	{ref{8737, 18}, 1511, false},  // McpServerTool.server_description
+	{ref{8575, 12}, 1512, true},   // McpServerTool.server_label
+	{ref{8755, 10}, 1513, false},  // McpServerTool.server_url
+	{ref{30, 4}, 1514, true},      // McpServerTool.type
+	{ref{19, 2}, 1515, true},      // ModerationPlugin.id
+	{ref{8832, 15}, 1516, false},  // NamespaceFunctionTool.allowed_callers
+	{ref{66, 13}, 1518, false},    // NamespaceFunctionTool.defer_loading
+	{ref{79, 11}, 1519, false},    // NamespaceFunctionTool.description
+	{ref{90, 4}, 1520, true},      // NamespaceFunctionTool.name
+	{ref{8847, 13}, 1521, false},  // NamespaceFunctionTool.output_schema
+	{ref{94, 10}, 1522, false},    // NamespaceFunctionTool.parameters
+	{ref{104, 6}, 1523, false},    // NamespaceFunctionTool.strict
+	{ref{30, 4}, 1524, true},      // NamespaceFunctionTool.type
+	{ref{79, 11}, 1525, true},     // NamespaceTool.description
+	{ref{90, 4}, 1526, true},      // NamespaceTool.name
+	{ref{25, 5}, 1527, true},      // NamespaceTool.tools
+	{ref{30, 4}, 1529, true},      // NamespaceTool.type
+	{ref{1636, 5}, 1530, true},    // NotFoundResponse.error
+	{ref{1641, 19}, 1532, false},  // NotFoundResponse.openrouter_metadata
+	{ref{1660, 7}, 1533, false},   // NotFoundResponse.user_id
+	{ref{1694, 4}, 1534, true},    // NotFoundResponseErrorData.code
+	{ref{1698, 7}, 1535, true},    // NotFoundResponseErrorData.message
+	{ref{1705, 8}, 1536, false},   // NotFoundResponseErrorData.metadata
+	{ref{1063, 7}, 1089, true},    // OpenAIResponseCustomToolCall.call_id
+	{ref{19, 2}, 1090, false},     // OpenAIResponseCustomToolCall.id
+	{ref{1900, 5}, 1091, true},    // OpenAIResponseCustomToolCall.input
+	{ref{90, 4}, 1092, true},      // OpenAIResponseCustomToolCall.name
+	{ref{5887, 9}, 1093, false},   // OpenAIResponseCustomToolCall.namespace
+	{ref{30, 4}, 1094, true},      // OpenAIResponseCustomToolCall.type
+	{ref{1063, 7}, 1097, true},    // OpenAIResponseCustomToolCallOutput.call_id
+	{ref{19, 2}, 1098, false},     // OpenAIResponseCustomToolCallOutput.id
+	{ref{1247, 6}, 1537, true},    // OpenAIResponseCustomToolCallOutput.output
+	{ref{30, 4}, 1104, true},      // OpenAIResponseCustomToolCallOutput.type
+	{ref{1983, 9}, 1193, true},    // OpenAIResponseFunctionToolCall.arguments
+	{ref{1063, 7}, 1194, true},    // OpenAIResponseFunctionToolCall.call_id
+	{ref{19, 2}, 1195, false},     // OpenAIResponseFunctionToolCall.id
+	{ref{90, 4}, 1196, true},      // OpenAIResponseFunctionToolCall.name
+	{ref{5887, 9}, 1197, false},   // OpenAIResponseFunctionToolCall.namespace
+	{ref{1079, 6}, 1198, false},   // OpenAIResponseFunctionToolCall.status
+	{ref{6699, 11}, 1200, false},  // OpenAIResponseFunctionToolCall.subagent_id
+	{ref{6710, 14}, 1201, false},  // OpenAIResponseFunctionToolCall.subagent_items
+	{ref{30, 4}, 1204, true},      // OpenAIResponseFunctionToolCall.type
+	{ref{1063, 7}, 1205, true},    // OpenAIResponseFunctionToolCallOutput.call_id
+	{ref{19, 2}, 1206, false},     // OpenAIResponseFunctionToolCallOutput.id
+	{ref{1247, 6}, 1542, true},    // OpenAIResponseFunctionToolCallOutput.output
+	{ref{1079, 6}, 1212, false},   // OpenAIResponseFunctionToolCallOutput.status
+	{ref{30, 4}, 1214, true},      // OpenAIResponseFunctionToolCallOutput.type
+	{ref{335, 7}, 1547, true},     // OpenAIResponseInputMessageItem.content
+	{ref{19, 2}, 1549, true},      // OpenAIResponseInputMessageItem.id
+	{ref{21, 4}, 1550, true},      // OpenAIResponseInputMessageItem.role
+	{ref{30, 4}, 1551, false},     // OpenAIResponseInputMessageItem.type
+	{ref{1178, 5}, 999, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.delta
+	{ref{514, 7}, 1000, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.item_id
+	{ref{521, 12}, 1001, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.output_index
+	{ref{533, 15}, 1002, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.sequence_number
+	{ref{30, 4}, 1003, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.type
+	{ref{1694, 4}, 1004, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.code
+	{ref{514, 7}, 1005, true},     // OpenAIResponsesCodeInterpreterCallCodeDone.item_id
+	{ref{521, 12}, 1006, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.output_index
+	{ref{533, 15}, 1007, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.sequence_number
+	{ref{30, 4}, 1008, true},      // OpenAIResponsesCodeInterpreterCallCodeDone.type
+	{ref{514, 7}, 1009, true},     // OpenAIResponsesCodeInterpreterCallCompleted.item_id
+	{ref{521, 12}, 1010, true},    // OpenAIResponsesCodeInterpreterCallCompleted.output_index
+	{ref{533, 15}, 1011, true},    // OpenAIResponsesCodeInterpreterCallCompleted.sequence_number
+	{ref{30, 4}, 1012, true},      // OpenAIResponsesCodeInterpreterCallCompleted.type
+	{ref{514, 7}, 1013, true},     // OpenAIResponsesCodeInterpreterCallInProgress.item_id
+	{ref{521, 12}, 1014, true},    // OpenAIResponsesCodeInterpreterCallInProgress.output_index
+	{ref{533, 15}, 1015, true},    // OpenAIResponsesCodeInterpreterCallInProgress.sequence_number
+	{ref{30, 4}, 1016, true},      // OpenAIResponsesCodeInterpreterCallInProgress.type
+	{ref{514, 7}, 1017, true},     // OpenAIResponsesCodeInterpreterCallInterpreting.item_id
+	{ref{521, 12}, 1018, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.output_index
+	{ref{533, 15}, 1019, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.sequence_number
+	{ref{30, 4}, 1020, true},      // OpenAIResponsesCodeInterpreterCallInterpreting.type
+	{ref{514, 7}, 1316, true},     // OpenAIResponsesImageGenCallCompleted.item_id
+	{ref{521, 12}, 1317, true},    // OpenAIResponsesImageGenCallCompleted.output_index
+	{ref{533, 15}, 1318, true},    // OpenAIResponsesImageGenCallCompleted.sequence_number
+	{ref{30, 4}, 1319, true},      // OpenAIResponsesImageGenCallCompleted.type
+	{ref{514, 7}, 1320, true},     // OpenAIResponsesImageGenCallGenerating.item_id
+	{ref{521, 12}, 1321, true},    // OpenAIResponsesImageGenCallGenerating.output_index
+	{ref{533, 15}, 1322, true},    // OpenAIResponsesImageGenCallGenerating.sequence_number
+	{ref{30, 4}, 1323, true},      // OpenAIResponsesImageGenCallGenerating.type
+	{ref{514, 7}, 1324, true},     // OpenAIResponsesImageGenCallInProgress.item_id
+	{ref{521, 12}, 1325, true},    // OpenAIResponsesImageGenCallInProgress.output_index
+	{ref{533, 15}, 1326, true},    // OpenAIResponsesImageGenCallInProgress.sequence_number
+	{ref{30, 4}, 1327, true},      // OpenAIResponsesImageGenCallInProgress.type
+	{ref{514, 7}, 1328, true},     // OpenAIResponsesImageGenCallPartialImage.item_id
+	{ref{521, 12}, 1329, true},    // OpenAIResponsesImageGenCallPartialImage.output_index
+	{ref{7396, 17}, 1330, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_b64
+	{ref{7413, 19}, 1331, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_index
+	{ref{533, 15}, 1332, true},    // OpenAIResponsesImageGenCallPartialImage.sequence_number
+	{ref{30, 4}, 1333, true},      // OpenAIResponsesImageGenCallPartialImage.type
+	{ref{945, 7}, 1552, true},     // OpenAIResponsesRefusalContent.refusal
+	{ref{30, 4}, 1553, true},      // OpenAIResponsesRefusalContent.type
+	{ref{514, 7}, 1554, true},     // OpenAIResponsesSearchCompleted.item_id
+	{ref{521, 12}, 1555, true},    // OpenAIResponsesSearchCompleted.output_index
+	{ref{533, 15}, 1556, true},    // OpenAIResponsesSearchCompleted.sequence_number
+	{ref{30, 4}, 1557, true},      // OpenAIResponsesSearchCompleted.type
+	{ref{30, 4}, 1560, true},      // OpenAIResponsesToolChoiceApplyPatch.type
+	{ref{90, 4}, 1561, true},      // OpenAIResponsesToolChoiceFunction.name
+	{ref{30, 4}, 1562, true},      // OpenAIResponsesToolChoiceFunction.type
+	{ref{30, 4}, 1563, true},      // OpenAIResponsesToolChoiceShell.type
+	{ref{30, 4}, 1564, true},      // OpenAIResponsesToolChoiceWebSearchPreview20250311.type
+	{ref{9806, 12}, 1565, true},   // OpenAIResponsesUsage.input_tokens
+	{ref{9818, 20}, 1566, true},   // OpenAIResponsesUsage.input_tokens_details
+	{ref{9838, 13}, 1569, true},   // OpenAIResponsesUsage.output_tokens
+	{ref{9851, 21}, 1570, true},   // OpenAIResponsesUsage.output_tokens_details
+	{ref{4846, 12}, 1572, true},   // OpenAIResponsesUsage.total_tokens
+	{ref{514, 7}, 1573, true},     // OpenAIResponsesWebSearchCallInProgress.item_id
+	{ref{521, 12}, 1574, true},    // OpenAIResponsesWebSearchCallInProgress.output_index
+	{ref{533, 15}, 1575, true},    // OpenAIResponsesWebSearchCallInProgress.sequence_number
+	{ref{30, 4}, 1576, true},      // OpenAIResponsesWebSearchCallInProgress.type
+	{ref{514, 7}, 1577, true},     // OpenAIResponsesWebSearchCallSearching.item_id
+	{ref{521, 12}, 1578, true},    // OpenAIResponsesWebSearchCallSearching.output_index
+	{ref{533, 15}, 1579, true},    // OpenAIResponsesWebSearchCallSearching.sequence_number
+	{ref{30, 4}, 1580, true},      // OpenAIResponsesWebSearchCallSearching.type
+	{ref{5435, 8}, 1581, true},    // OpenResponsesCreatedEvent.response
+	{ref{533, 15}, 1083, true},    // OpenResponsesCreatedEvent.sequence_number
+	{ref{30, 4}, 1084, true},      // OpenResponsesCreatedEvent.type
+	{ref{5435, 8}, 1583, true},    // OpenResponsesInProgressEvent.response
+	{ref{533, 15}, 1353, true},    // OpenResponsesInProgressEvent.sequence_number
+	{ref{30, 4}, 1354, true},      // OpenResponsesInProgressEvent.type
+	{ref{4628, 5}, 1585, false},   // OpenResponsesLogProbs.bytes
+	{ref{4633, 7}, 1587, true},    // OpenResponsesLogProbs.logprob
+	{ref{4640, 5}, 1588, true},    // OpenResponsesLogProbs.token
+	{ref{2720, 12}, 1589, false},  // OpenResponsesLogProbs.top_logprobs
 	{ref{2463, 10}, 673, false},   // OpenResponsesResult.background
 	{ref{2473, 12}, 674, true},    // OpenResponsesResult.completed_at
 	{ref{2485, 10}, 675, true},    // OpenResponsesResult.created_at
 	{ref{1636, 5}, 368, true},     // OpenResponsesResult.error
-	{ref{10040, 10}, 1587, false}, // OpenResponsesResult.error_type
+	{ref{10040, 10}, 1590, false}, // OpenResponsesResult.error_type
 	{ref{2495, 17}, 676, true},    // OpenResponsesResult.frequency_penalty
 	{ref{19, 2}, 677, true},       // OpenResponsesResult.id
 	{ref{2512, 18}, 197, true},    // OpenResponsesResult.incomplete_details
@@ -3859,8 +3865,8 @@ var openRouterProps = [...]prop{
 	{ref{1705, 8}, 680, true},     // OpenResponsesResult.metadata
 	{ref{249, 5}, 681, true},      // OpenResponsesResult.model
 	{ref{2561, 6}, 682, true},     // OpenResponsesResult.object
-	{ref{1641, 19}, 1589, false},  // OpenResponsesResult.openrouter_metadata
-	{ref{1247, 6}, 1591, true},    // OpenResponsesResult.output
+	{ref{1641, 19}, 1592, false},  // OpenResponsesResult.openrouter_metadata
+	{ref{1247, 6}, 1594, true},    // OpenResponsesResult.output
 	{ref{2567, 11}, 685, false},   // OpenResponsesResult.output_text
 	{ref{2578, 19}, 686, true},    // OpenResponsesResult.parallel_tool_calls
 	{ref{2597, 16}, 687, true},    // OpenResponsesResult.presence_penalty
@@ -3870,382 +3876,382 @@ var openRouterProps = [...]prop{
 	{ref{2655, 20}, 332, false},   // OpenResponsesResult.prompt_cache_options
 	{ref{254, 9}, 43, false},      // OpenResponsesResult.reasoning
 	{ref{2675, 17}, 690, false},   // OpenResponsesResult.safety_identifier
-	{ref{2692, 12}, 1592, false},  // OpenResponsesResult.service_tier
-	{ref{1079, 6}, 1593, true},    // OpenResponsesResult.status
+	{ref{2692, 12}, 1595, false},  // OpenResponsesResult.service_tier
+	{ref{1079, 6}, 1596, true},    // OpenResponsesResult.status
 	{ref{2704, 5}, 693, false},    // OpenResponsesResult.store
 	{ref{269, 11}, 694, true},     // OpenResponsesResult.temperature
-	{ref{2252, 4}, 1595, false},   // OpenResponsesResult.text
-	{ref{2709, 11}, 1597, true},   // OpenResponsesResult.tool_choice
+	{ref{2252, 4}, 1598, false},   // OpenResponsesResult.text
+	{ref{2709, 11}, 1600, true},   // OpenResponsesResult.tool_choice
 	{ref{25, 5}, 699, true},       // OpenResponsesResult.tools
 	{ref{2720, 12}, 701, false},   // OpenResponsesResult.top_logprobs
 	{ref{2732, 5}, 702, true},     // OpenResponsesResult.top_p
 	{ref{2737, 10}, 426, false},   // OpenResponsesResult.truncation
 	{ref{2747, 5}, 432, false},    // OpenResponsesResult.usage
 	{ref{2752, 4}, 705, false},    // OpenResponsesResult.user
-	{ref{4628, 5}, 1599, false},   // OpenResponsesTopLogprobs.bytes
-	{ref{4633, 7}, 1601, false},   // OpenResponsesTopLogprobs.logprob
-	{ref{4640, 5}, 1602, false},   // OpenResponsesTopLogprobs.token
-	{ref{10092, 7}, 1603, true},   // OpenRouterMetadata.attempt
-	{ref{10099, 8}, 1604, false},  // OpenRouterMetadata.attempts
-	{ref{10107, 9}, 1605, true},   // OpenRouterMetadata.endpoints
-	{ref{4782, 7}, 1607, true},    // OpenRouterMetadata.is_byok
-	{ref{10116, 6}, 1608, false},  // OpenRouterMetadata.params
-	{ref{10122, 8}, 1610, false},  // OpenRouterMetadata.pipeline
-	{ref{10130, 6}, 1611, true},   // OpenRouterMetadata.region
-	{ref{10136, 9}, 1612, true},   // OpenRouterMetadata.requested
-	{ref{10145, 8}, 1613, true},   // OpenRouterMetadata.strategy
-	{ref{2200, 7}, 1615, true},    // OpenRouterMetadata.summary
-	{ref{94, 10}, 1616, false},    // OpenRouterWebSearchServerTool.parameters
-	{ref{30, 4}, 1618, true},      // OpenRouterWebSearchServerTool.type
-	{ref{10209, 6}, 1619, false},  // OutputAdvisorServerToolItem.advice
-	{ref{1636, 5}, 1620, false},   // OutputAdvisorServerToolItem.error
-	{ref{19, 2}, 1621, false},     // OutputAdvisorServerToolItem.id
-	{ref{10215, 13}, 1622, false}, // OutputAdvisorServerToolItem.instance_name
-	{ref{249, 5}, 1623, false},    // OutputAdvisorServerToolItem.model
-	{ref{2633, 6}, 1624, false},   // OutputAdvisorServerToolItem.prompt
-	{ref{1079, 6}, 1625, true},    // OutputAdvisorServerToolItem.status
-	{ref{30, 4}, 1627, true},      // OutputAdvisorServerToolItem.type
-	{ref{1063, 7}, 1628, true},    // OutputApplyPatchCallItem.call_id
-	{ref{19, 2}, 1629, true},      // OutputApplyPatchCallItem.id
-	{ref{1070, 9}, 1630, true},    // OutputApplyPatchCallItem.operation
-	{ref{1079, 6}, 1632, true},    // OutputApplyPatchCallItem.status
-	{ref{30, 4}, 1634, true},      // OutputApplyPatchCallItem.type
-	{ref{1063, 7}, 1635, false},   // OutputApplyPatchServerToolItem.call_id
-	{ref{19, 2}, 1636, false},     // OutputApplyPatchServerToolItem.id
-	{ref{1070, 9}, 1637, false},   // OutputApplyPatchServerToolItem.operation
-	{ref{1079, 6}, 1639, true},    // OutputApplyPatchServerToolItem.status
-	{ref{30, 4}, 1641, true},      // OutputApplyPatchServerToolItem.type
-	{ref{1983, 9}, 1642, false},   // OutputBashServerToolItem.arguments
-	{ref{1063, 7}, 1643, false},   // OutputBashServerToolItem.call_id
-	{ref{10306, 7}, 1644, false},  // OutputBashServerToolItem.command
-	{ref{10313, 8}, 1645, false},  // OutputBashServerToolItem.exitCode
-	{ref{19, 2}, 1646, false},     // OutputBashServerToolItem.id
-	{ref{1079, 6}, 1647, true},    // OutputBashServerToolItem.status
-	{ref{10321, 6}, 1649, false},  // OutputBashServerToolItem.stderr
-	{ref{10327, 6}, 1650, false},  // OutputBashServerToolItem.stdout
-	{ref{30, 4}, 1651, true},      // OutputBashServerToolItem.type
-	{ref{8523, 6}, 1652, false},   // OutputBrowserUseServerToolItem.action
-	{ref{19, 2}, 1653, false},     // OutputBrowserUseServerToolItem.id
-	{ref{10363, 13}, 1654, false}, // OutputBrowserUseServerToolItem.screenshotB64
-	{ref{1079, 6}, 1655, true},    // OutputBrowserUseServerToolItem.status
-	{ref{30, 4}, 1657, true},      // OutputBrowserUseServerToolItem.type
-	{ref{1694, 4}, 1018, false},   // OutputCodeInterpreterCallItem.code
-	{ref{5199, 12}, 1019, false},  // OutputCodeInterpreterCallItem.container_id
-	{ref{19, 2}, 1020, true},      // OutputCodeInterpreterCallItem.id
-	{ref{5211, 7}, 1021, false},   // OutputCodeInterpreterCallItem.outputs
-	{ref{1079, 6}, 1023, true},    // OutputCodeInterpreterCallItem.status
-	{ref{30, 4}, 1024, true},      // OutputCodeInterpreterCallItem.type
-	{ref{1694, 4}, 1658, false},   // OutputCodeInterpreterServerToolItem.code
-	{ref{10313, 8}, 1659, false},  // OutputCodeInterpreterServerToolItem.exitCode
-	{ref{19, 2}, 1660, false},     // OutputCodeInterpreterServerToolItem.id
-	{ref{10440, 8}, 1661, false},  // OutputCodeInterpreterServerToolItem.language
-	{ref{1079, 6}, 1662, true},    // OutputCodeInterpreterServerToolItem.status
-	{ref{10321, 6}, 1664, false},  // OutputCodeInterpreterServerToolItem.stderr
-	{ref{10327, 6}, 1665, false},  // OutputCodeInterpreterServerToolItem.stdout
-	{ref{30, 4}, 1666, true},      // OutputCodeInterpreterServerToolItem.type
-	{ref{8523, 6}, 1667, false},   // OutputComputerCallItem.action
-	{ref{1063, 7}, 1668, true},    // OutputComputerCallItem.call_id
-	{ref{19, 2}, 1669, false},     // OutputComputerCallItem.id
-	{ref{10470, 21}, 1670, true},  // OutputComputerCallItem.pending_safety_checks
-	{ref{1079, 6}, 1675, true},    // OutputComputerCallItem.status
-	{ref{30, 4}, 1676, true},      // OutputComputerCallItem.type
-	{ref{1063, 7}, 1677, true},    // OutputCustomToolCallItem.call_id
-	{ref{19, 2}, 1678, false},     // OutputCustomToolCallItem.id
-	{ref{1900, 5}, 1679, true},    // OutputCustomToolCallItem.input
-	{ref{90, 4}, 1680, true},      // OutputCustomToolCallItem.name
-	{ref{5887, 9}, 1681, false},   // OutputCustomToolCallItem.namespace
-	{ref{30, 4}, 1682, true},      // OutputCustomToolCallItem.type
-	{ref{10533, 8}, 1683, true},   // OutputDatetimeItem.datetime
-	{ref{19, 2}, 1684, false},     // OutputDatetimeItem.id
-	{ref{1079, 6}, 1685, true},    // OutputDatetimeItem.status
-	{ref{6061, 8}, 1687, true},    // OutputDatetimeItem.timezone
-	{ref{30, 4}, 1688, true},      // OutputDatetimeItem.type
-	{ref{19, 2}, 1689, true},      // OutputFileSearchCallItem.id
-	{ref{10565, 7}, 1690, true},   // OutputFileSearchCallItem.queries
-	{ref{1079, 6}, 1692, true},    // OutputFileSearchCallItem.status
-	{ref{30, 4}, 1694, true},      // OutputFileSearchCallItem.type
-	{ref{19, 2}, 1695, false},     // OutputFileSearchServerToolItem.id
-	{ref{10565, 7}, 1696, false},  // OutputFileSearchServerToolItem.queries
-	{ref{1079, 6}, 1698, true},    // OutputFileSearchServerToolItem.status
-	{ref{30, 4}, 1700, true},      // OutputFileSearchServerToolItem.type
-	{ref{1983, 9}, 1701, false},   // OutputFilesServerToolItem.arguments
-	{ref{1063, 7}, 1702, false},   // OutputFilesServerToolItem.call_id
-	{ref{1636, 5}, 1703, false},   // OutputFilesServerToolItem.error
-	{ref{6338, 7}, 1704, false},   // OutputFilesServerToolItem.file_id
-	{ref{5265, 8}, 1705, false},   // OutputFilesServerToolItem.filename
-	{ref{19, 2}, 1706, false},     // OutputFilesServerToolItem.id
-	{ref{1070, 9}, 1707, false},   // OutputFilesServerToolItem.operation
-	{ref{10627, 6}, 1708, false},  // OutputFilesServerToolItem.result
-	{ref{1079, 6}, 1709, true},    // OutputFilesServerToolItem.status
-	{ref{30, 4}, 1711, true},      // OutputFilesServerToolItem.type
-	{ref{1983, 9}, 1712, true},    // OutputFunctionCallItem.arguments
-	{ref{1063, 7}, 1713, true},    // OutputFunctionCallItem.call_id
-	{ref{19, 2}, 1714, false},     // OutputFunctionCallItem.id
-	{ref{90, 4}, 1715, true},      // OutputFunctionCallItem.name
-	{ref{5887, 9}, 1716, false},   // OutputFunctionCallItem.namespace
-	{ref{1079, 6}, 1717, false},   // OutputFunctionCallItem.status
-	{ref{6699, 11}, 1719, false},  // OutputFunctionCallItem.subagent_id
-	{ref{6710, 14}, 1720, false},  // OutputFunctionCallItem.subagent_items
-	{ref{30, 4}, 1718, true},      // OutputFunctionCallItem.type
-	{ref{6913, 8}, 1723, false},   // OutputFusionServerToolItem.analysis
-	{ref{1636, 5}, 1725, false},   // OutputFusionServerToolItem.error
-	{ref{10681, 13}, 1726, false}, // OutputFusionServerToolItem.failed_models
-	{ref{10694, 14}, 1731, false}, // OutputFusionServerToolItem.failure_reason
-	{ref{19, 2}, 1732, false},     // OutputFusionServerToolItem.id
-	{ref{10708, 9}, 1733, false},  // OutputFusionServerToolItem.responses
-	{ref{10717, 7}, 1737, false},  // OutputFusionServerToolItem.sources
-	{ref{1079, 6}, 1738, true},    // OutputFusionServerToolItem.status
-	{ref{30, 4}, 1740, true},      // OutputFusionServerToolItem.type
-	{ref{19, 2}, 1741, true},      // OutputImageGenerationCallItem.id
-	{ref{2633, 6}, 1746, false},   // OutputImageGenerationCallItem.prompt
-	{ref{10627, 6}, 1742, false},  // OutputImageGenerationCallItem.result
-	{ref{1079, 6}, 1743, true},    // OutputImageGenerationCallItem.status
-	{ref{30, 4}, 1745, true},      // OutputImageGenerationCallItem.type
-	{ref{19, 2}, 1747, false},     // OutputImageGenerationServerToolItem.id
-	{ref{10788, 8}, 1748, false},  // OutputImageGenerationServerToolItem.imageB64
-	{ref{10796, 8}, 1749, false},  // OutputImageGenerationServerToolItem.imageUrl
-	{ref{2633, 6}, 1750, false},   // OutputImageGenerationServerToolItem.prompt
-	{ref{10627, 6}, 1751, false},  // OutputImageGenerationServerToolItem.result
-	{ref{10804, 13}, 1752, false}, // OutputImageGenerationServerToolItem.revisedPrompt
-	{ref{1079, 6}, 1753, true},    // OutputImageGenerationServerToolItem.status
-	{ref{30, 4}, 1755, true},      // OutputImageGenerationServerToolItem.type
-	{ref{10837, 4}, 1756, true},   // OutputItemAddedEvent.item
-	{ref{521, 12}, 1757, true},    // OutputItemAddedEvent.output_index
-	{ref{533, 15}, 1758, true},    // OutputItemAddedEvent.sequence_number
-	{ref{30, 4}, 1759, true},      // OutputItemAddedEvent.type
-	{ref{1063, 7}, 1760, true},    // OutputItemApplyPatchCall.call_id
-	{ref{10865, 10}, 1761, false}, // OutputItemApplyPatchCall.created_by
-	{ref{19, 2}, 1762, true},      // OutputItemApplyPatchCall.id
-	{ref{1070, 9}, 1763, true},    // OutputItemApplyPatchCall.operation
-	{ref{1079, 6}, 1764, true},    // OutputItemApplyPatchCall.status
-	{ref{30, 4}, 1765, true},      // OutputItemApplyPatchCall.type
-	{ref{1694, 4}, 1018, false},   // OutputItemCodeInterpreterCall.code
-	{ref{5199, 12}, 1019, false},  // OutputItemCodeInterpreterCall.container_id
-	{ref{19, 2}, 1020, true},      // OutputItemCodeInterpreterCall.id
-	{ref{5211, 7}, 1021, false},   // OutputItemCodeInterpreterCall.outputs
-	{ref{1079, 6}, 1023, true},    // OutputItemCodeInterpreterCall.status
-	{ref{30, 4}, 1024, true},      // OutputItemCodeInterpreterCall.type
-	{ref{1063, 7}, 1766, true},    // OutputItemCustomToolCall.call_id
-	{ref{19, 2}, 1767, false},     // OutputItemCustomToolCall.id
-	{ref{1900, 5}, 1768, true},    // OutputItemCustomToolCall.input
-	{ref{90, 4}, 1769, true},      // OutputItemCustomToolCall.name
-	{ref{5887, 9}, 1770, false},   // OutputItemCustomToolCall.namespace
-	{ref{30, 4}, 1771, true},      // OutputItemCustomToolCall.type
-	{ref{10837, 4}, 1772, true},   // OutputItemDoneEvent.item
-	{ref{521, 12}, 1773, true},    // OutputItemDoneEvent.output_index
-	{ref{533, 15}, 1774, true},    // OutputItemDoneEvent.sequence_number
-	{ref{30, 4}, 1775, true},      // OutputItemDoneEvent.type
-	{ref{19, 2}, 1689, true},      // OutputItemFileSearchCall.id
-	{ref{10565, 7}, 1690, true},   // OutputItemFileSearchCall.queries
-	{ref{1079, 6}, 1692, true},    // OutputItemFileSearchCall.status
-	{ref{30, 4}, 1694, true},      // OutputItemFileSearchCall.type
-	{ref{1983, 9}, 1712, true},    // OutputItemFunctionCall.arguments
-	{ref{1063, 7}, 1713, true},    // OutputItemFunctionCall.call_id
-	{ref{19, 2}, 1714, false},     // OutputItemFunctionCall.id
-	{ref{90, 4}, 1715, true},      // OutputItemFunctionCall.name
-	{ref{5887, 9}, 1716, false},   // OutputItemFunctionCall.namespace
-	{ref{1079, 6}, 1717, false},   // OutputItemFunctionCall.status
-	{ref{30, 4}, 1718, true},      // OutputItemFunctionCall.type
-	{ref{19, 2}, 1741, true},      // OutputItemImageGenerationCall.id
-	{ref{10627, 6}, 1742, false},  // OutputItemImageGenerationCall.result
-	{ref{1079, 6}, 1743, true},    // OutputItemImageGenerationCall.status
-	{ref{30, 4}, 1745, true},      // OutputItemImageGenerationCall.type
-	{ref{335, 7}, 1776, false},    // OutputItemReasoning.content
-	{ref{390, 17}, 1410, false},   // OutputItemReasoning.encrypted_content
-	{ref{19, 2}, 1411, true},      // OutputItemReasoning.id
-	{ref{1079, 6}, 1415, false},   // OutputItemReasoning.status
-	{ref{2200, 7}, 1777, true},    // OutputItemReasoning.summary
-	{ref{30, 4}, 1778, true},      // OutputItemReasoning.type
-	{ref{8523, 6}, 1779, false},   // OutputItemWebSearchCall.action
-	{ref{19, 2}, 1780, true},      // OutputItemWebSearchCall.id
-	{ref{1079, 6}, 1781, true},    // OutputItemWebSearchCall.status
-	{ref{30, 4}, 1783, true},      // OutputItemWebSearchCall.type
-	{ref{11103, 7}, 1784, true},   // OutputItemWebSearchCallActionFindInPage.pattern
-	{ref{30, 4}, 1785, true},      // OutputItemWebSearchCallActionFindInPage.type
-	{ref{3374, 3}, 1786, true},    // OutputItemWebSearchCallActionFindInPage.url
-	{ref{30, 4}, 1787, true},      // OutputItemWebSearchCallActionOpenPage.type
-	{ref{3374, 3}, 1788, false},   // OutputItemWebSearchCallActionOpenPage.url
-	{ref{10565, 7}, 1789, false},  // OutputItemWebSearchCallActionSearch.queries
-	{ref{11182, 5}, 1791, true},   // OutputItemWebSearchCallActionSearch.query
-	{ref{10717, 7}, 1792, false},  // OutputItemWebSearchCallActionSearch.sources
-	{ref{30, 4}, 1793, true},      // OutputItemWebSearchCallActionSearch.type
-	{ref{19, 2}, 1794, false},     // OutputMcpServerToolItem.id
-	{ref{11221, 11}, 1795, false}, // OutputMcpServerToolItem.serverLabel
-	{ref{1079, 6}, 1796, true},    // OutputMcpServerToolItem.status
-	{ref{11232, 8}, 1798, false},  // OutputMcpServerToolItem.toolName
-	{ref{30, 4}, 1799, true},      // OutputMcpServerToolItem.type
-	{ref{8523, 6}, 1800, false},   // OutputMemoryServerToolItem.action
-	{ref{19, 2}, 1801, false},     // OutputMemoryServerToolItem.id
-	{ref{6467, 3}, 1802, false},   // OutputMemoryServerToolItem.key
-	{ref{1079, 6}, 1803, true},    // OutputMemoryServerToolItem.status
-	{ref{30, 4}, 1805, true},      // OutputMemoryServerToolItem.type
-	{ref{6470, 5}, 1806, false},   // OutputMemoryServerToolItem.value
-	{ref{335, 7}, 1807, true},     // OutputMessage.content
-	{ref{19, 2}, 1809, true},      // OutputMessage.id
-	{ref{2165, 5}, 1810, false},   // OutputMessage.phase
-	{ref{21, 4}, 1811, true},      // OutputMessage.role
+	{ref{4628, 5}, 1602, false},   // OpenResponsesTopLogprobs.bytes
+	{ref{4633, 7}, 1604, false},   // OpenResponsesTopLogprobs.logprob
+	{ref{4640, 5}, 1605, false},   // OpenResponsesTopLogprobs.token
+	{ref{10092, 7}, 1606, true},   // OpenRouterMetadata.attempt
+	{ref{10099, 8}, 1607, false},  // OpenRouterMetadata.attempts
+	{ref{10107, 9}, 1608, true},   // OpenRouterMetadata.endpoints
+	{ref{4782, 7}, 1610, true},    // OpenRouterMetadata.is_byok
+	{ref{10116, 6}, 1611, false},  // OpenRouterMetadata.params
+	{ref{10122, 8}, 1613, false},  // OpenRouterMetadata.pipeline
+	{ref{10130, 6}, 1614, true},   // OpenRouterMetadata.region
+	{ref{10136, 9}, 1615, true},   // OpenRouterMetadata.requested
+	{ref{10145, 8}, 1616, true},   // OpenRouterMetadata.strategy
+	{ref{2200, 7}, 1618, true},    // OpenRouterMetadata.summary
+	{ref{94, 10}, 1619, false},    // OpenRouterWebSearchServerTool.parameters
+	{ref{30, 4}, 1621, true},      // OpenRouterWebSearchServerTool.type
+	{ref{10209, 6}, 1622, false},  // OutputAdvisorServerToolItem.advice
+	{ref{1636, 5}, 1623, false},   // OutputAdvisorServerToolItem.error
+	{ref{19, 2}, 1624, false},     // OutputAdvisorServerToolItem.id
+	{ref{10215, 13}, 1625, false}, // OutputAdvisorServerToolItem.instance_name
+	{ref{249, 5}, 1626, false},    // OutputAdvisorServerToolItem.model
+	{ref{2633, 6}, 1627, false},   // OutputAdvisorServerToolItem.prompt
+	{ref{1079, 6}, 1628, true},    // OutputAdvisorServerToolItem.status
+	{ref{30, 4}, 1630, true},      // OutputAdvisorServerToolItem.type
+	{ref{1063, 7}, 1631, true},    // OutputApplyPatchCallItem.call_id
+	{ref{19, 2}, 1632, true},      // OutputApplyPatchCallItem.id
+	{ref{1070, 9}, 1633, true},    // OutputApplyPatchCallItem.operation
+	{ref{1079, 6}, 1635, true},    // OutputApplyPatchCallItem.status
+	{ref{30, 4}, 1637, true},      // OutputApplyPatchCallItem.type
+	{ref{1063, 7}, 1638, false},   // OutputApplyPatchServerToolItem.call_id
+	{ref{19, 2}, 1639, false},     // OutputApplyPatchServerToolItem.id
+	{ref{1070, 9}, 1640, false},   // OutputApplyPatchServerToolItem.operation
+	{ref{1079, 6}, 1642, true},    // OutputApplyPatchServerToolItem.status
+	{ref{30, 4}, 1644, true},      // OutputApplyPatchServerToolItem.type
+	{ref{1983, 9}, 1645, false},   // OutputBashServerToolItem.arguments
+	{ref{1063, 7}, 1646, false},   // OutputBashServerToolItem.call_id
+	{ref{10306, 7}, 1647, false},  // OutputBashServerToolItem.command
+	{ref{10313, 8}, 1648, false},  // OutputBashServerToolItem.exitCode
+	{ref{19, 2}, 1649, false},     // OutputBashServerToolItem.id
+	{ref{1079, 6}, 1650, true},    // OutputBashServerToolItem.status
+	{ref{10321, 6}, 1652, false},  // OutputBashServerToolItem.stderr
+	{ref{10327, 6}, 1653, false},  // OutputBashServerToolItem.stdout
+	{ref{30, 4}, 1654, true},      // OutputBashServerToolItem.type
+	{ref{8523, 6}, 1655, false},   // OutputBrowserUseServerToolItem.action
+	{ref{19, 2}, 1656, false},     // OutputBrowserUseServerToolItem.id
+	{ref{10363, 13}, 1657, false}, // OutputBrowserUseServerToolItem.screenshotB64
+	{ref{1079, 6}, 1658, true},    // OutputBrowserUseServerToolItem.status
+	{ref{30, 4}, 1660, true},      // OutputBrowserUseServerToolItem.type
+	{ref{1694, 4}, 1021, false},   // OutputCodeInterpreterCallItem.code
+	{ref{5199, 12}, 1022, false},  // OutputCodeInterpreterCallItem.container_id
+	{ref{19, 2}, 1023, true},      // OutputCodeInterpreterCallItem.id
+	{ref{5211, 7}, 1024, false},   // OutputCodeInterpreterCallItem.outputs
+	{ref{1079, 6}, 1026, true},    // OutputCodeInterpreterCallItem.status
+	{ref{30, 4}, 1027, true},      // OutputCodeInterpreterCallItem.type
+	{ref{1694, 4}, 1661, false},   // OutputCodeInterpreterServerToolItem.code
+	{ref{10313, 8}, 1662, false},  // OutputCodeInterpreterServerToolItem.exitCode
+	{ref{19, 2}, 1663, false},     // OutputCodeInterpreterServerToolItem.id
+	{ref{10440, 8}, 1664, false},  // OutputCodeInterpreterServerToolItem.language
+	{ref{1079, 6}, 1665, true},    // OutputCodeInterpreterServerToolItem.status
+	{ref{10321, 6}, 1667, false},  // OutputCodeInterpreterServerToolItem.stderr
+	{ref{10327, 6}, 1668, false},  // OutputCodeInterpreterServerToolItem.stdout
+	{ref{30, 4}, 1669, true},      // OutputCodeInterpreterServerToolItem.type
+	{ref{8523, 6}, 1670, false},   // OutputComputerCallItem.action
+	{ref{1063, 7}, 1671, true},    // OutputComputerCallItem.call_id
+	{ref{19, 2}, 1672, false},     // OutputComputerCallItem.id
+	{ref{10470, 21}, 1673, true},  // OutputComputerCallItem.pending_safety_checks
+	{ref{1079, 6}, 1678, true},    // OutputComputerCallItem.status
+	{ref{30, 4}, 1679, true},      // OutputComputerCallItem.type
+	{ref{1063, 7}, 1680, true},    // OutputCustomToolCallItem.call_id
+	{ref{19, 2}, 1681, false},     // OutputCustomToolCallItem.id
+	{ref{1900, 5}, 1682, true},    // OutputCustomToolCallItem.input
+	{ref{90, 4}, 1683, true},      // OutputCustomToolCallItem.name
+	{ref{5887, 9}, 1684, false},   // OutputCustomToolCallItem.namespace
+	{ref{30, 4}, 1685, true},      // OutputCustomToolCallItem.type
+	{ref{10533, 8}, 1686, true},   // OutputDatetimeItem.datetime
+	{ref{19, 2}, 1687, false},     // OutputDatetimeItem.id
+	{ref{1079, 6}, 1688, true},    // OutputDatetimeItem.status
+	{ref{6061, 8}, 1690, true},    // OutputDatetimeItem.timezone
+	{ref{30, 4}, 1691, true},      // OutputDatetimeItem.type
+	{ref{19, 2}, 1692, true},      // OutputFileSearchCallItem.id
+	{ref{10565, 7}, 1693, true},   // OutputFileSearchCallItem.queries
+	{ref{1079, 6}, 1695, true},    // OutputFileSearchCallItem.status
+	{ref{30, 4}, 1697, true},      // OutputFileSearchCallItem.type
+	{ref{19, 2}, 1698, false},     // OutputFileSearchServerToolItem.id
+	{ref{10565, 7}, 1699, false},  // OutputFileSearchServerToolItem.queries
+	{ref{1079, 6}, 1701, true},    // OutputFileSearchServerToolItem.status
+	{ref{30, 4}, 1703, true},      // OutputFileSearchServerToolItem.type
+	{ref{1983, 9}, 1704, false},   // OutputFilesServerToolItem.arguments
+	{ref{1063, 7}, 1705, false},   // OutputFilesServerToolItem.call_id
+	{ref{1636, 5}, 1706, false},   // OutputFilesServerToolItem.error
+	{ref{6338, 7}, 1707, false},   // OutputFilesServerToolItem.file_id
+	{ref{5265, 8}, 1708, false},   // OutputFilesServerToolItem.filename
+	{ref{19, 2}, 1709, false},     // OutputFilesServerToolItem.id
+	{ref{1070, 9}, 1710, false},   // OutputFilesServerToolItem.operation
+	{ref{10627, 6}, 1711, false},  // OutputFilesServerToolItem.result
+	{ref{1079, 6}, 1712, true},    // OutputFilesServerToolItem.status
+	{ref{30, 4}, 1714, true},      // OutputFilesServerToolItem.type
+	{ref{1983, 9}, 1715, true},    // OutputFunctionCallItem.arguments
+	{ref{1063, 7}, 1716, true},    // OutputFunctionCallItem.call_id
+	{ref{19, 2}, 1717, false},     // OutputFunctionCallItem.id
+	{ref{90, 4}, 1718, true},      // OutputFunctionCallItem.name
+	{ref{5887, 9}, 1719, false},   // OutputFunctionCallItem.namespace
+	{ref{1079, 6}, 1720, false},   // OutputFunctionCallItem.status
+	{ref{6699, 11}, 1722, false},  // OutputFunctionCallItem.subagent_id
+	{ref{6710, 14}, 1723, false},  // OutputFunctionCallItem.subagent_items
+	{ref{30, 4}, 1721, true},      // OutputFunctionCallItem.type
+	{ref{6913, 8}, 1726, false},   // OutputFusionServerToolItem.analysis
+	{ref{1636, 5}, 1728, false},   // OutputFusionServerToolItem.error
+	{ref{10681, 13}, 1729, false}, // OutputFusionServerToolItem.failed_models
+	{ref{10694, 14}, 1734, false}, // OutputFusionServerToolItem.failure_reason
+	{ref{19, 2}, 1735, false},     // OutputFusionServerToolItem.id
+	{ref{10708, 9}, 1736, false},  // OutputFusionServerToolItem.responses
+	{ref{10717, 7}, 1740, false},  // OutputFusionServerToolItem.sources
+	{ref{1079, 6}, 1741, true},    // OutputFusionServerToolItem.status
+	{ref{30, 4}, 1743, true},      // OutputFusionServerToolItem.type
+	{ref{19, 2}, 1744, true},      // OutputImageGenerationCallItem.id
+	{ref{2633, 6}, 1749, false},   // OutputImageGenerationCallItem.prompt
+	{ref{10627, 6}, 1745, false},  // OutputImageGenerationCallItem.result
+	{ref{1079, 6}, 1746, true},    // OutputImageGenerationCallItem.status
+	{ref{30, 4}, 1748, true},      // OutputImageGenerationCallItem.type
+	{ref{19, 2}, 1750, false},     // OutputImageGenerationServerToolItem.id
+	{ref{10788, 8}, 1751, false},  // OutputImageGenerationServerToolItem.imageB64
+	{ref{10796, 8}, 1752, false},  // OutputImageGenerationServerToolItem.imageUrl
+	{ref{2633, 6}, 1753, false},   // OutputImageGenerationServerToolItem.prompt
+	{ref{10627, 6}, 1754, false},  // OutputImageGenerationServerToolItem.result
+	{ref{10804, 13}, 1755, false}, // OutputImageGenerationServerToolItem.revisedPrompt
+	{ref{1079, 6}, 1756, true},    // OutputImageGenerationServerToolItem.status
+	{ref{30, 4}, 1758, true},      // OutputImageGenerationServerToolItem.type
+	{ref{10837, 4}, 1759, true},   // OutputItemAddedEvent.item
+	{ref{521, 12}, 1760, true},    // OutputItemAddedEvent.output_index
+	{ref{533, 15}, 1761, true},    // OutputItemAddedEvent.sequence_number
+	{ref{30, 4}, 1762, true},      // OutputItemAddedEvent.type
+	{ref{1063, 7}, 1763, true},    // OutputItemApplyPatchCall.call_id
+	{ref{10865, 10}, 1764, false}, // OutputItemApplyPatchCall.created_by
+	{ref{19, 2}, 1765, true},      // OutputItemApplyPatchCall.id
+	{ref{1070, 9}, 1766, true},    // OutputItemApplyPatchCall.operation
+	{ref{1079, 6}, 1767, true},    // OutputItemApplyPatchCall.status
+	{ref{30, 4}, 1768, true},      // OutputItemApplyPatchCall.type
+	{ref{1694, 4}, 1021, false},   // OutputItemCodeInterpreterCall.code
+	{ref{5199, 12}, 1022, false},  // OutputItemCodeInterpreterCall.container_id
+	{ref{19, 2}, 1023, true},      // OutputItemCodeInterpreterCall.id
+	{ref{5211, 7}, 1024, false},   // OutputItemCodeInterpreterCall.outputs
+	{ref{1079, 6}, 1026, true},    // OutputItemCodeInterpreterCall.status
+	{ref{30, 4}, 1027, true},      // OutputItemCodeInterpreterCall.type
+	{ref{1063, 7}, 1769, true},    // OutputItemCustomToolCall.call_id
+	{ref{19, 2}, 1770, false},     // OutputItemCustomToolCall.id
+	{ref{1900, 5}, 1771, true},    // OutputItemCustomToolCall.input
+	{ref{90, 4}, 1772, true},      // OutputItemCustomToolCall.name
+	{ref{5887, 9}, 1773, false},   // OutputItemCustomToolCall.namespace
+	{ref{30, 4}, 1774, true},      // OutputItemCustomToolCall.type
+	{ref{10837, 4}, 1775, true},   // OutputItemDoneEvent.item
+	{ref{521, 12}, 1776, true},    // OutputItemDoneEvent.output_index
+	{ref{533, 15}, 1777, true},    // OutputItemDoneEvent.sequence_number
+	{ref{30, 4}, 1778, true},      // OutputItemDoneEvent.type
+	{ref{19, 2}, 1692, true},      // OutputItemFileSearchCall.id
+	{ref{10565, 7}, 1693, true},   // OutputItemFileSearchCall.queries
+	{ref{1079, 6}, 1695, true},    // OutputItemFileSearchCall.status
+	{ref{30, 4}, 1697, true},      // OutputItemFileSearchCall.type
+	{ref{1983, 9}, 1715, true},    // OutputItemFunctionCall.arguments
+	{ref{1063, 7}, 1716, true},    // OutputItemFunctionCall.call_id
+	{ref{19, 2}, 1717, false},     // OutputItemFunctionCall.id
+	{ref{90, 4}, 1718, true},      // OutputItemFunctionCall.name
+	{ref{5887, 9}, 1719, false},   // OutputItemFunctionCall.namespace
+	{ref{1079, 6}, 1720, false},   // OutputItemFunctionCall.status
+	{ref{30, 4}, 1721, true},      // OutputItemFunctionCall.type
+	{ref{19, 2}, 1744, true},      // OutputItemImageGenerationCall.id
+	{ref{10627, 6}, 1745, false},  // OutputItemImageGenerationCall.result
+	{ref{1079, 6}, 1746, true},    // OutputItemImageGenerationCall.status
+	{ref{30, 4}, 1748, true},      // OutputItemImageGenerationCall.type
+	{ref{335, 7}, 1779, false},    // OutputItemReasoning.content
+	{ref{390, 17}, 1413, false},   // OutputItemReasoning.encrypted_content
+	{ref{19, 2}, 1414, true},      // OutputItemReasoning.id
+	{ref{1079, 6}, 1418, false},   // OutputItemReasoning.status
+	{ref{2200, 7}, 1780, true},    // OutputItemReasoning.summary
+	{ref{30, 4}, 1781, true},      // OutputItemReasoning.type
+	{ref{8523, 6}, 1782, false},   // OutputItemWebSearchCall.action
+	{ref{19, 2}, 1783, true},      // OutputItemWebSearchCall.id
+	{ref{1079, 6}, 1784, true},    // OutputItemWebSearchCall.status
+	{ref{30, 4}, 1786, true},      // OutputItemWebSearchCall.type
+	{ref{11103, 7}, 1787, true},   // OutputItemWebSearchCallActionFindInPage.pattern
+	{ref{30, 4}, 1788, true},      // OutputItemWebSearchCallActionFindInPage.type
+	{ref{3374, 3}, 1789, true},    // OutputItemWebSearchCallActionFindInPage.url
+	{ref{30, 4}, 1790, true},      // OutputItemWebSearchCallActionOpenPage.type
+	{ref{3374, 3}, 1791, false},   // OutputItemWebSearchCallActionOpenPage.url
+	{ref{10565, 7}, 1792, false},  // OutputItemWebSearchCallActionSearch.queries
+	{ref{11182, 5}, 1794, true},   // OutputItemWebSearchCallActionSearch.query
+	{ref{10717, 7}, 1795, false},  // OutputItemWebSearchCallActionSearch.sources
+	{ref{30, 4}, 1796, true},      // OutputItemWebSearchCallActionSearch.type
+	{ref{19, 2}, 1797, false},     // OutputMcpServerToolItem.id
+	{ref{11221, 11}, 1798, false}, // OutputMcpServerToolItem.serverLabel
+	{ref{1079, 6}, 1799, true},    // OutputMcpServerToolItem.status
+	{ref{11232, 8}, 1801, false},  // OutputMcpServerToolItem.toolName
+	{ref{30, 4}, 1802, true},      // OutputMcpServerToolItem.type
+	{ref{8523, 6}, 1803, false},   // OutputMemoryServerToolItem.action
+	{ref{19, 2}, 1804, false},     // OutputMemoryServerToolItem.id
+	{ref{6467, 3}, 1805, false},   // OutputMemoryServerToolItem.key
+	{ref{1079, 6}, 1806, true},    // OutputMemoryServerToolItem.status
+	{ref{30, 4}, 1808, true},      // OutputMemoryServerToolItem.type
+	{ref{6470, 5}, 1809, false},   // OutputMemoryServerToolItem.value
+	{ref{335, 7}, 1810, true},     // OutputMessage.content
+	{ref{19, 2}, 1812, true},      // OutputMessage.id
+	{ref{2165, 5}, 1813, false},   // OutputMessage.phase
+	{ref{21, 4}, 1814, true},      // OutputMessage.role
 	{ref{1079, 6}, 621, false},    // OutputMessage.status
-	{ref{30, 4}, 1812, true},      // OutputMessage.type
-	{ref{335, 7}, 1807, true},     // OutputMessageItem.content
-	{ref{19, 2}, 1809, true},      // OutputMessageItem.id
-	{ref{2165, 5}, 1810, false},   // OutputMessageItem.phase
-	{ref{21, 4}, 1811, true},      // OutputMessageItem.role
+	{ref{30, 4}, 1815, true},      // OutputMessage.type
+	{ref{335, 7}, 1810, true},     // OutputMessageItem.content
+	{ref{19, 2}, 1812, true},      // OutputMessageItem.id
+	{ref{2165, 5}, 1813, false},   // OutputMessageItem.phase
+	{ref{21, 4}, 1814, true},      // OutputMessageItem.role
 	{ref{1079, 6}, 621, false},    // OutputMessageItem.status
-	{ref{30, 4}, 1812, true},      // OutputMessageItem.type
-	{ref{335, 7}, 1813, false},    // OutputReasoningItem.content
-	{ref{390, 17}, 1410, false},   // OutputReasoningItem.encrypted_content
+	{ref{30, 4}, 1815, true},      // OutputMessageItem.type
+	{ref{335, 7}, 1816, false},    // OutputReasoningItem.content
+	{ref{390, 17}, 1413, false},   // OutputReasoningItem.encrypted_content
 	{ref{5806, 6}, 350, false},    // OutputReasoningItem.format
-	{ref{19, 2}, 1411, true},      // OutputReasoningItem.id
-	{ref{8349, 9}, 1814, false},   // OutputReasoningItem.signature
-	{ref{1079, 6}, 1415, false},   // OutputReasoningItem.status
-	{ref{2200, 7}, 1777, true},    // OutputReasoningItem.summary
-	{ref{30, 4}, 1778, true},      // OutputReasoningItem.type
-	{ref{1983, 9}, 1815, false},   // OutputSearchModelsServerToolItem.arguments
-	{ref{19, 2}, 1816, false},     // OutputSearchModelsServerToolItem.id
-	{ref{11182, 5}, 1817, false},  // OutputSearchModelsServerToolItem.query
-	{ref{1079, 6}, 1818, true},    // OutputSearchModelsServerToolItem.status
-	{ref{30, 4}, 1820, true},      // OutputSearchModelsServerToolItem.type
-	{ref{8523, 6}, 1821, false},   // OutputShellCallItem.action
-	{ref{1983, 9}, 1826, false},   // OutputShellCallItem.arguments
-	{ref{1063, 7}, 1827, true},    // OutputShellCallItem.call_id
-	{ref{19, 2}, 1828, true},      // OutputShellCallItem.id
-	{ref{1079, 6}, 1829, true},    // OutputShellCallItem.status
-	{ref{30, 4}, 1831, true},      // OutputShellCallItem.type
-	{ref{1063, 7}, 1832, true},    // OutputShellCallOutputItem.call_id
-	{ref{19, 2}, 1833, true},      // OutputShellCallOutputItem.id
-	{ref{11414, 17}, 1834, false}, // OutputShellCallOutputItem.max_output_length
-	{ref{1247, 6}, 1835, true},    // OutputShellCallOutputItem.output
-	{ref{1079, 6}, 1836, true},    // OutputShellCallOutputItem.status
-	{ref{30, 4}, 1838, true},      // OutputShellCallOutputItem.type
-	{ref{8523, 6}, 1839, false},   // OutputShellServerToolItem.action
-	{ref{1983, 9}, 1844, false},   // OutputShellServerToolItem.arguments
-	{ref{1063, 7}, 1845, false},   // OutputShellServerToolItem.call_id
-	{ref{19, 2}, 1846, false},     // OutputShellServerToolItem.id
-	{ref{1247, 6}, 1847, false},   // OutputShellServerToolItem.output
-	{ref{1079, 6}, 1848, true},    // OutputShellServerToolItem.status
-	{ref{30, 4}, 1850, true},      // OutputShellServerToolItem.type
-	{ref{1063, 7}, 1851, false},   // OutputSubagentServerToolItem.call_id
-	{ref{1636, 5}, 1852, false},   // OutputSubagentServerToolItem.error
-	{ref{19, 2}, 1853, false},     // OutputSubagentServerToolItem.id
-	{ref{10215, 13}, 1854, false}, // OutputSubagentServerToolItem.instance_name
-	{ref{249, 5}, 1855, false},    // OutputSubagentServerToolItem.model
-	{ref{90, 4}, 1856, false},     // OutputSubagentServerToolItem.name
-	{ref{11484, 7}, 1857, false},  // OutputSubagentServerToolItem.outcome
-	{ref{1079, 6}, 1858, true},    // OutputSubagentServerToolItem.status
-	{ref{11491, 16}, 1860, false}, // OutputSubagentServerToolItem.task_description
-	{ref{11507, 9}, 1861, false},  // OutputSubagentServerToolItem.task_name
-	{ref{30, 4}, 1862, true},      // OutputSubagentServerToolItem.type
-	{ref{10306, 7}, 1863, false},  // OutputTextEditorServerToolItem.command
-	{ref{11546, 8}, 1864, false},  // OutputTextEditorServerToolItem.filePath
-	{ref{19, 2}, 1865, false},     // OutputTextEditorServerToolItem.id
-	{ref{1079, 6}, 1866, true},    // OutputTextEditorServerToolItem.status
-	{ref{30, 4}, 1868, true},      // OutputTextEditorServerToolItem.type
-	{ref{19, 2}, 1869, false},     // OutputToolSearchServerToolItem.id
-	{ref{11182, 5}, 1870, false},  // OutputToolSearchServerToolItem.query
-	{ref{1079, 6}, 1871, true},    // OutputToolSearchServerToolItem.status
-	{ref{30, 4}, 1873, true},      // OutputToolSearchServerToolItem.type
-	{ref{335, 7}, 1874, false},    // OutputWebFetchServerToolItem.content
-	{ref{1636, 5}, 1875, false},   // OutputWebFetchServerToolItem.error
-	{ref{11612, 10}, 1876, false}, // OutputWebFetchServerToolItem.httpStatus
-	{ref{19, 2}, 1877, false},     // OutputWebFetchServerToolItem.id
-	{ref{1079, 6}, 1878, true},    // OutputWebFetchServerToolItem.status
-	{ref{7271, 5}, 1880, false},   // OutputWebFetchServerToolItem.title
-	{ref{30, 4}, 1881, true},      // OutputWebFetchServerToolItem.type
-	{ref{3374, 3}, 1882, false},   // OutputWebFetchServerToolItem.url
-	{ref{8523, 6}, 1779, false},   // OutputWebSearchCallItem.action
-	{ref{19, 2}, 1780, true},      // OutputWebSearchCallItem.id
-	{ref{1079, 6}, 1781, true},    // OutputWebSearchCallItem.status
-	{ref{30, 4}, 1783, true},      // OutputWebSearchCallItem.type
-	{ref{8523, 6}, 1883, false},   // OutputWebSearchServerToolItem.action
-	{ref{19, 2}, 1890, false},     // OutputWebSearchServerToolItem.id
-	{ref{1079, 6}, 1891, true},    // OutputWebSearchServerToolItem.status
-	{ref{30, 4}, 1893, true},      // OutputWebSearchServerToolItem.type
-	{ref{1441, 6}, 1894, false},   // PDFParserOptions.engine
-	{ref{1571, 7}, 1896, false},   // ParetoRouterPlugin.enabled
-	{ref{19, 2}, 1897, true},      // ParetoRouterPlugin.id
-	{ref{11755, 9}, 1898, false},  // ParetoRouterPlugin.max_price
-	{ref{11764, 16}, 1899, false}, // ParetoRouterPlugin.min_coding_score
-	{ref{11780, 12}, 1900, false}, // ParetoRouterPlugin.price_source
-	{ref{1636, 5}, 1901, true},    // PayloadTooLargeResponse.error
-	{ref{1641, 19}, 1903, false},  // PayloadTooLargeResponse.openrouter_metadata
-	{ref{1660, 7}, 1904, false},   // PayloadTooLargeResponse.user_id
-	{ref{1694, 4}, 1905, true},    // PayloadTooLargeResponseErrorData.code
-	{ref{1698, 7}, 1906, true},    // PayloadTooLargeResponseErrorData.message
-	{ref{1705, 8}, 1907, false},   // PayloadTooLargeResponseErrorData.metadata
-	{ref{1636, 5}, 1908, true},    // PaymentRequiredResponse.error
-	{ref{1641, 19}, 1910, false},  // PaymentRequiredResponse.openrouter_metadata
-	{ref{1660, 7}, 1911, false},   // PaymentRequiredResponse.user_id
-	{ref{1694, 4}, 1912, true},    // PaymentRequiredResponseErrorData.code
-	{ref{1698, 7}, 1913, true},    // PaymentRequiredResponseErrorData.message
-	{ref{1705, 8}, 1914, false},   // PaymentRequiredResponseErrorData.metadata
-	{ref{11926, 3}, 1915, false},  // PercentileLatencyCutoffs.p50
-	{ref{11929, 3}, 1916, false},  // PercentileLatencyCutoffs.p75
-	{ref{11932, 3}, 1917, false},  // PercentileLatencyCutoffs.p90
-	{ref{11935, 3}, 1918, false},  // PercentileLatencyCutoffs.p99
-	{ref{11926, 3}, 1919, false},  // PercentileThroughputCutoffs.p50
-	{ref{11929, 3}, 1920, false},  // PercentileThroughputCutoffs.p75
-	{ref{11932, 3}, 1921, false},  // PercentileThroughputCutoffs.p90
-	{ref{11935, 3}, 1922, false},  // PercentileThroughputCutoffs.p99
-	{ref{11978, 8}, 1923, false},  // PipelineStage.cost_usd
-	{ref{3093, 4}, 1924, false},   // PipelineStage.data
-	{ref{11986, 12}, 1925, false}, // PipelineStage.guardrail_id
-	{ref{11998, 15}, 1926, false}, // PipelineStage.guardrail_scope
-	{ref{90, 4}, 1927, true},      // PipelineStage.name
-	{ref{2200, 7}, 1928, false},   // PipelineStage.summary
-	{ref{30, 4}, 1929, true},      // PipelineStage.type
-	{ref{335, 7}, 1931, true},     // Prediction.content
-	{ref{30, 4}, 1935, true},      // Prediction.type
-	{ref{2252, 4}, 1936, true},    // PredictionContentText.text
-	{ref{30, 4}, 1937, true},      // PredictionContentText.type
-	{ref{1441, 6}, 1942, false},   // Preview_20250311_WebSearchServerTool.engine
+	{ref{19, 2}, 1414, true},      // OutputReasoningItem.id
+	{ref{8349, 9}, 1817, false},   // OutputReasoningItem.signature
+	{ref{1079, 6}, 1418, false},   // OutputReasoningItem.status
+	{ref{2200, 7}, 1780, true},    // OutputReasoningItem.summary
+	{ref{30, 4}, 1781, true},      // OutputReasoningItem.type
+	{ref{1983, 9}, 1818, false},   // OutputSearchModelsServerToolItem.arguments
+	{ref{19, 2}, 1819, false},     // OutputSearchModelsServerToolItem.id
+	{ref{11182, 5}, 1820, false},  // OutputSearchModelsServerToolItem.query
+	{ref{1079, 6}, 1821, true},    // OutputSearchModelsServerToolItem.status
+	{ref{30, 4}, 1823, true},      // OutputSearchModelsServerToolItem.type
+	{ref{8523, 6}, 1824, false},   // OutputShellCallItem.action
+	{ref{1983, 9}, 1829, false},   // OutputShellCallItem.arguments
+	{ref{1063, 7}, 1830, true},    // OutputShellCallItem.call_id
+	{ref{19, 2}, 1831, true},      // OutputShellCallItem.id
+	{ref{1079, 6}, 1832, true},    // OutputShellCallItem.status
+	{ref{30, 4}, 1834, true},      // OutputShellCallItem.type
+	{ref{1063, 7}, 1835, true},    // OutputShellCallOutputItem.call_id
+	{ref{19, 2}, 1836, true},      // OutputShellCallOutputItem.id
+	{ref{11414, 17}, 1837, false}, // OutputShellCallOutputItem.max_output_length
+	{ref{1247, 6}, 1838, true},    // OutputShellCallOutputItem.output
+	{ref{1079, 6}, 1839, true},    // OutputShellCallOutputItem.status
+	{ref{30, 4}, 1841, true},      // OutputShellCallOutputItem.type
+	{ref{8523, 6}, 1842, false},   // OutputShellServerToolItem.action
+	{ref{1983, 9}, 1847, false},   // OutputShellServerToolItem.arguments
+	{ref{1063, 7}, 1848, false},   // OutputShellServerToolItem.call_id
+	{ref{19, 2}, 1849, false},     // OutputShellServerToolItem.id
+	{ref{1247, 6}, 1850, false},   // OutputShellServerToolItem.output
+	{ref{1079, 6}, 1851, true},    // OutputShellServerToolItem.status
+	{ref{30, 4}, 1853, true},      // OutputShellServerToolItem.type
+	{ref{1063, 7}, 1854, false},   // OutputSubagentServerToolItem.call_id
+	{ref{1636, 5}, 1855, false},   // OutputSubagentServerToolItem.error
+	{ref{19, 2}, 1856, false},     // OutputSubagentServerToolItem.id
+	{ref{10215, 13}, 1857, false}, // OutputSubagentServerToolItem.instance_name
+	{ref{249, 5}, 1858, false},    // OutputSubagentServerToolItem.model
+	{ref{90, 4}, 1859, false},     // OutputSubagentServerToolItem.name
+	{ref{11484, 7}, 1860, false},  // OutputSubagentServerToolItem.outcome
+	{ref{1079, 6}, 1861, true},    // OutputSubagentServerToolItem.status
+	{ref{11491, 16}, 1863, false}, // OutputSubagentServerToolItem.task_description
+	{ref{11507, 9}, 1864, false},  // OutputSubagentServerToolItem.task_name
+	{ref{30, 4}, 1865, true},      // OutputSubagentServerToolItem.type
+	{ref{10306, 7}, 1866, false},  // OutputTextEditorServerToolItem.command
+	{ref{11546, 8}, 1867, false},  // OutputTextEditorServerToolItem.filePath
+	{ref{19, 2}, 1868, false},     // OutputTextEditorServerToolItem.id
+	{ref{1079, 6}, 1869, true},    // OutputTextEditorServerToolItem.status
+	{ref{30, 4}, 1871, true},      // OutputTextEditorServerToolItem.type
+	{ref{19, 2}, 1872, false},     // OutputToolSearchServerToolItem.id
+	{ref{11182, 5}, 1873, false},  // OutputToolSearchServerToolItem.query
+	{ref{1079, 6}, 1874, true},    // OutputToolSearchServerToolItem.status
+	{ref{30, 4}, 1876, true},      // OutputToolSearchServerToolItem.type
+	{ref{335, 7}, 1877, false},    // OutputWebFetchServerToolItem.content
+	{ref{1636, 5}, 1878, false},   // OutputWebFetchServerToolItem.error
+	{ref{11612, 10}, 1879, false}, // OutputWebFetchServerToolItem.httpStatus
+	{ref{19, 2}, 1880, false},     // OutputWebFetchServerToolItem.id
+	{ref{1079, 6}, 1881, true},    // OutputWebFetchServerToolItem.status
+	{ref{7271, 5}, 1883, false},   // OutputWebFetchServerToolItem.title
+	{ref{30, 4}, 1884, true},      // OutputWebFetchServerToolItem.type
+	{ref{3374, 3}, 1885, false},   // OutputWebFetchServerToolItem.url
+	{ref{8523, 6}, 1782, false},   // OutputWebSearchCallItem.action
+	{ref{19, 2}, 1783, true},      // OutputWebSearchCallItem.id
+	{ref{1079, 6}, 1784, true},    // OutputWebSearchCallItem.status
+	{ref{30, 4}, 1786, true},      // OutputWebSearchCallItem.type
+	{ref{8523, 6}, 1886, false},   // OutputWebSearchServerToolItem.action
+	{ref{19, 2}, 1893, false},     // OutputWebSearchServerToolItem.id
+	{ref{1079, 6}, 1894, true},    // OutputWebSearchServerToolItem.status
+	{ref{30, 4}, 1896, true},      // OutputWebSearchServerToolItem.type
+	{ref{1441, 6}, 1897, false},   // PDFParserOptions.engine
+	{ref{1571, 7}, 1899, false},   // ParetoRouterPlugin.enabled
+	{ref{19, 2}, 1900, true},      // ParetoRouterPlugin.id
+	{ref{11755, 9}, 1901, false},  // ParetoRouterPlugin.max_price
+	{ref{11764, 16}, 1902, false}, // ParetoRouterPlugin.min_coding_score
+	{ref{11780, 12}, 1903, false}, // ParetoRouterPlugin.price_source
+	{ref{1636, 5}, 1904, true},    // PayloadTooLargeResponse.error
+	{ref{1641, 19}, 1906, false},  // PayloadTooLargeResponse.openrouter_metadata
+	{ref{1660, 7}, 1907, false},   // PayloadTooLargeResponse.user_id
+	{ref{1694, 4}, 1908, true},    // PayloadTooLargeResponseErrorData.code
+	{ref{1698, 7}, 1909, true},    // PayloadTooLargeResponseErrorData.message
+	{ref{1705, 8}, 1910, false},   // PayloadTooLargeResponseErrorData.metadata
+	{ref{1636, 5}, 1911, true},    // PaymentRequiredResponse.error
+	{ref{1641, 19}, 1913, false},  // PaymentRequiredResponse.openrouter_metadata
+	{ref{1660, 7}, 1914, false},   // PaymentRequiredResponse.user_id
+	{ref{1694, 4}, 1915, true},    // PaymentRequiredResponseErrorData.code
+	{ref{1698, 7}, 1916, true},    // PaymentRequiredResponseErrorData.message
+	{ref{1705, 8}, 1917, false},   // PaymentRequiredResponseErrorData.metadata
+	{ref{11926, 3}, 1918, false},  // PercentileLatencyCutoffs.p50
+	{ref{11929, 3}, 1919, false},  // PercentileLatencyCutoffs.p75
+	{ref{11932, 3}, 1920, false},  // PercentileLatencyCutoffs.p90
+	{ref{11935, 3}, 1921, false},  // PercentileLatencyCutoffs.p99
+	{ref{11926, 3}, 1922, false},  // PercentileThroughputCutoffs.p50
+	{ref{11929, 3}, 1923, false},  // PercentileThroughputCutoffs.p75
+	{ref{11932, 3}, 1924, false},  // PercentileThroughputCutoffs.p90
+	{ref{11935, 3}, 1925, false},  // PercentileThroughputCutoffs.p99
+	{ref{11978, 8}, 1926, false},  // PipelineStage.cost_usd
+	{ref{3093, 4}, 1927, false},   // PipelineStage.data
+	{ref{11986, 12}, 1928, false}, // PipelineStage.guardrail_id
+	{ref{11998, 15}, 1929, false}, // PipelineStage.guardrail_scope
+	{ref{90, 4}, 1930, true},      // PipelineStage.name
+	{ref{2200, 7}, 1931, false},   // PipelineStage.summary
+	{ref{30, 4}, 1932, true},      // PipelineStage.type
+	{ref{335, 7}, 1934, true},     // Prediction.content
+	{ref{30, 4}, 1938, true},      // Prediction.type
+	{ref{2252, 4}, 1939, true},    // PredictionContentText.text
+	{ref{30, 4}, 1940, true},      // PredictionContentText.type
+	{ref{1441, 6}, 1945, false},   // Preview_20250311_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Preview_20250311_WebSearchServerTool.filters
-	{ref{4940, 11}, 1944, false},  // Preview_20250311_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1945, false},   // Preview_20250311_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1946, false},   // Preview_20250311_WebSearchServerTool.mode
-	{ref{4976, 19}, 1948, false},  // Preview_20250311_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1950, true},      // Preview_20250311_WebSearchServerTool.type
+	{ref{4940, 11}, 1947, false},  // Preview_20250311_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1948, false},   // Preview_20250311_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1949, false},   // Preview_20250311_WebSearchServerTool.mode
+	{ref{4976, 19}, 1951, false},  // Preview_20250311_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1953, true},      // Preview_20250311_WebSearchServerTool.type
 	{ref{4995, 13}, 330, false},   // Preview_20250311_WebSearchServerTool.user_location
-	{ref{1441, 6}, 1951, false},   // Preview_WebSearchServerTool.engine
+	{ref{1441, 6}, 1954, false},   // Preview_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Preview_WebSearchServerTool.filters
-	{ref{4940, 11}, 1953, false},  // Preview_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1954, false},   // Preview_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1955, false},   // Preview_WebSearchServerTool.mode
-	{ref{4976, 19}, 1957, false},  // Preview_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1959, true},      // Preview_WebSearchServerTool.type
+	{ref{4940, 11}, 1956, false},  // Preview_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1957, false},   // Preview_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1958, false},   // Preview_WebSearchServerTool.mode
+	{ref{4976, 19}, 1960, false},  // Preview_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1962, true},      // Preview_WebSearchServerTool.type
 	{ref{4995, 13}, 330, false},   // Preview_WebSearchServerTool.user_location
-	{ref{12256, 4}, 1960, false},  // Preview_WebSearchUserLocation.city
-	{ref{12260, 7}, 1961, false},  // Preview_WebSearchUserLocation.country
-	{ref{10130, 6}, 1962, false},  // Preview_WebSearchUserLocation.region
-	{ref{6061, 8}, 1963, false},   // Preview_WebSearchUserLocation.timezone
-	{ref{30, 4}, 1964, true},      // Preview_WebSearchUserLocation.type
-	{ref{2196, 4}, 1965, true},    // PromptCacheBreakpoint.mode
-	{ref{2196, 4}, 1966, true},    // PromptCacheOptions.mode
-	{ref{578, 3}, 1967, false},    // PromptCacheOptions.ttl
-	{ref{1636, 5}, 1968, true},    // ProviderOverloadedResponse.error
-	{ref{1641, 19}, 1970, false},  // ProviderOverloadedResponse.openrouter_metadata
-	{ref{1660, 7}, 1971, false},   // ProviderOverloadedResponse.user_id
-	{ref{1694, 4}, 1972, true},    // ProviderOverloadedResponseErrorData.code
-	{ref{1698, 7}, 1973, true},    // ProviderOverloadedResponseErrorData.message
-	{ref{1705, 8}, 1974, false},   // ProviderOverloadedResponseErrorData.metadata
-	{ref{13259, 15}, 1975, false}, // ProviderPreferences.allow_fallbacks
-	{ref{13274, 15}, 1976, false}, // ProviderPreferences.data_collection
-	{ref{13289, 24}, 1977, false}, // ProviderPreferences.enforce_distillable_text
-	{ref{13313, 6}, 1978, false},  // ProviderPreferences.ignore
-	{ref{11755, 9}, 1980, false},  // ProviderPreferences.max_price
-	{ref{13319, 4}, 1986, false},  // ProviderPreferences.only
-	{ref{13323, 5}, 1988, false},  // ProviderPreferences.order
+	{ref{12256, 4}, 1963, false},  // Preview_WebSearchUserLocation.city
+	{ref{12260, 7}, 1964, false},  // Preview_WebSearchUserLocation.country
+	{ref{10130, 6}, 1965, false},  // Preview_WebSearchUserLocation.region
+	{ref{6061, 8}, 1966, false},   // Preview_WebSearchUserLocation.timezone
+	{ref{30, 4}, 1967, true},      // Preview_WebSearchUserLocation.type
+	{ref{2196, 4}, 1968, true},    // PromptCacheBreakpoint.mode
+	{ref{2196, 4}, 1969, true},    // PromptCacheOptions.mode
+	{ref{578, 3}, 1970, false},    // PromptCacheOptions.ttl
+	{ref{1636, 5}, 1971, true},    // ProviderOverloadedResponse.error
+	{ref{1641, 19}, 1973, false},  // ProviderOverloadedResponse.openrouter_metadata
+	{ref{1660, 7}, 1974, false},   // ProviderOverloadedResponse.user_id
+	{ref{1694, 4}, 1975, true},    // ProviderOverloadedResponseErrorData.code
+	{ref{1698, 7}, 1976, true},    // ProviderOverloadedResponseErrorData.message
+	{ref{1705, 8}, 1977, false},   // ProviderOverloadedResponseErrorData.metadata
+	{ref{13259, 15}, 1978, false}, // ProviderPreferences.allow_fallbacks
+	{ref{13274, 15}, 1979, false}, // ProviderPreferences.data_collection
+	{ref{13289, 24}, 1980, false}, // ProviderPreferences.enforce_distillable_text
+	{ref{13313, 6}, 1981, false},  // ProviderPreferences.ignore
+	{ref{11755, 9}, 1983, false},  // ProviderPreferences.max_price
+	{ref{13319, 4}, 1989, false},  // ProviderPreferences.only
+	{ref{13323, 5}, 1991, false},  // ProviderPreferences.order
 	{ref{13328, 21}, 326, false},  // ProviderPreferences.preferred_max_latency
 	{ref{13349, 24}, 327, false},  // ProviderPreferences.preferred_min_throughput
-	{ref{13373, 13}, 1990, false}, // ProviderPreferences.quantizations
-	{ref{13386, 18}, 1991, false}, // ProviderPreferences.require_parameters
-	{ref{6102, 4}, 1992, false},   // ProviderPreferences.sort
-	{ref{13404, 3}, 1994, false},  // ProviderPreferences.zdr
-	{ref{13465, 2}, 1995, false},  // ProviderSortConfig.by
-	{ref{13467, 9}, 1996, false},  // ProviderSortConfig.partition
+	{ref{13373, 13}, 1993, false}, // ProviderPreferences.quantizations
+	{ref{13386, 18}, 1994, false}, // ProviderPreferences.require_parameters
+	{ref{6102, 4}, 1995, false},   // ProviderPreferences.sort
+	{ref{13404, 3}, 1997, false},  // ProviderPreferences.zdr
+	{ref{13465, 2}, 1998, false},  // ProviderSortConfig.by
+	{ref{13467, 9}, 1999, false},  // ProviderSortConfig.partition
 	{ref{2189, 7}, 341, false},    // ReasoningConfig.context
 	{ref{159, 6}, 349, false},     // ReasoningConfig.effort
-	{ref{1571, 7}, 1997, false},   // ReasoningConfig.enabled
-	{ref{165, 10}, 1998, false},   // ReasoningConfig.max_tokens
+	{ref{1571, 7}, 2000, false},   // ReasoningConfig.enabled
+	{ref{165, 10}, 2001, false},   // ReasoningConfig.max_tokens
 	{ref{2196, 4}, 352, false},    // ReasoningConfig.mode
 	{ref{2200, 7}, 358, false},    // ReasoningConfig.summary
 	{ref{501, 13}, 623, true},     // ReasoningDeltaEvent.content_index
@@ -4254,44 +4260,44 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 626, true},     // ReasoningDeltaEvent.output_index
 	{ref{533, 15}, 627, true},     // ReasoningDeltaEvent.sequence_number
 	{ref{30, 4}, 628, true},       // ReasoningDeltaEvent.type
-	{ref{3093, 4}, 1999, true},    // ReasoningDetailEncrypted.data
+	{ref{3093, 4}, 2002, true},    // ReasoningDetailEncrypted.data
 	{ref{5806, 6}, 350, false},    // ReasoningDetailEncrypted.format
-	{ref{19, 2}, 2000, false},     // ReasoningDetailEncrypted.id
-	{ref{3140, 5}, 2001, false},   // ReasoningDetailEncrypted.index
-	{ref{30, 4}, 2002, true},      // ReasoningDetailEncrypted.type
-	{ref{1983, 9}, 2003, true},    // ReasoningDetailServerToolCall.arguments
+	{ref{19, 2}, 2003, false},     // ReasoningDetailEncrypted.id
+	{ref{3140, 5}, 2004, false},   // ReasoningDetailEncrypted.index
+	{ref{30, 4}, 2005, true},      // ReasoningDetailEncrypted.type
+	{ref{1983, 9}, 2006, true},    // ReasoningDetailServerToolCall.arguments
 	{ref{5806, 6}, 350, false},    // ReasoningDetailServerToolCall.format
-	{ref{19, 2}, 2004, false},     // ReasoningDetailServerToolCall.id
-	{ref{3140, 5}, 2005, false},   // ReasoningDetailServerToolCall.index
-	{ref{10627, 6}, 2006, true},   // ReasoningDetailServerToolCall.result
-	{ref{4703, 12}, 2007, false},  // ReasoningDetailServerToolCall.tool_call_id
-	{ref{13663, 9}, 2008, true},   // ReasoningDetailServerToolCall.tool_name
-	{ref{30, 4}, 2009, true},      // ReasoningDetailServerToolCall.type
+	{ref{19, 2}, 2007, false},     // ReasoningDetailServerToolCall.id
+	{ref{3140, 5}, 2008, false},   // ReasoningDetailServerToolCall.index
+	{ref{10627, 6}, 2009, true},   // ReasoningDetailServerToolCall.result
+	{ref{4703, 12}, 2010, false},  // ReasoningDetailServerToolCall.tool_call_id
+	{ref{13663, 9}, 2011, true},   // ReasoningDetailServerToolCall.tool_name
+	{ref{30, 4}, 2012, true},      // ReasoningDetailServerToolCall.type
 	{ref{5806, 6}, 350, false},    // ReasoningDetailSummary.format
-	{ref{19, 2}, 2010, false},     // ReasoningDetailSummary.id
-	{ref{3140, 5}, 2011, false},   // ReasoningDetailSummary.index
-	{ref{2200, 7}, 2012, true},    // ReasoningDetailSummary.summary
-	{ref{30, 4}, 2013, true},      // ReasoningDetailSummary.type
+	{ref{19, 2}, 2013, false},     // ReasoningDetailSummary.id
+	{ref{3140, 5}, 2014, false},   // ReasoningDetailSummary.index
+	{ref{2200, 7}, 2015, true},    // ReasoningDetailSummary.summary
+	{ref{30, 4}, 2016, true},      // ReasoningDetailSummary.type
 	{ref{5806, 6}, 350, false},    // ReasoningDetailText.format
-	{ref{19, 2}, 2014, false},     // ReasoningDetailText.id
-	{ref{3140, 5}, 2015, false},   // ReasoningDetailText.index
-	{ref{8349, 9}, 2016, false},   // ReasoningDetailText.signature
-	{ref{2252, 4}, 2017, false},   // ReasoningDetailText.text
-	{ref{30, 4}, 2018, true},      // ReasoningDetailText.type
+	{ref{19, 2}, 2017, false},     // ReasoningDetailText.id
+	{ref{3140, 5}, 2018, false},   // ReasoningDetailText.index
+	{ref{8349, 9}, 2019, false},   // ReasoningDetailText.signature
+	{ref{2252, 4}, 2020, false},   // ReasoningDetailText.text
+	{ref{30, 4}, 2021, true},      // ReasoningDetailText.type
 	{ref{501, 13}, 629, true},     // ReasoningDoneEvent.content_index
 	{ref{514, 7}, 630, true},      // ReasoningDoneEvent.item_id
 	{ref{521, 12}, 631, true},     // ReasoningDoneEvent.output_index
 	{ref{533, 15}, 632, true},     // ReasoningDoneEvent.sequence_number
 	{ref{2252, 4}, 633, true},     // ReasoningDoneEvent.text
 	{ref{30, 4}, 634, true},       // ReasoningDoneEvent.type
-	{ref{335, 7}, 2019, false},    // ReasoningItem.content
-	{ref{390, 17}, 1410, false},   // ReasoningItem.encrypted_content
+	{ref{335, 7}, 2022, false},    // ReasoningItem.content
+	{ref{390, 17}, 1413, false},   // ReasoningItem.encrypted_content
 	{ref{5806, 6}, 350, false},    // ReasoningItem.format
-	{ref{19, 2}, 1411, true},      // ReasoningItem.id
-	{ref{8349, 9}, 2020, false},   // ReasoningItem.signature
-	{ref{1079, 6}, 1415, false},   // ReasoningItem.status
-	{ref{2200, 7}, 1777, true},    // ReasoningItem.summary
-	{ref{30, 4}, 1778, true},      // ReasoningItem.type
+	{ref{19, 2}, 1414, true},      // ReasoningItem.id
+	{ref{8349, 9}, 2023, false},   // ReasoningItem.signature
+	{ref{1079, 6}, 1418, false},   // ReasoningItem.status
+	{ref{2200, 7}, 1780, true},    // ReasoningItem.summary
+	{ref{30, 4}, 1781, true},      // ReasoningItem.type
 	{ref{514, 7}, 635, true},      // ReasoningSummaryPartAddedEvent.item_id
 	{ref{521, 12}, 636, true},     // ReasoningSummaryPartAddedEvent.output_index
 	{ref{1807, 4}, 637, true},     // ReasoningSummaryPartAddedEvent.part
@@ -4304,8 +4310,8 @@ var openRouterProps = [...]prop{
 	{ref{533, 15}, 646, true},     // ReasoningSummaryPartDoneEvent.sequence_number
 	{ref{2290, 13}, 647, true},    // ReasoningSummaryPartDoneEvent.summary_index
 	{ref{30, 4}, 648, true},       // ReasoningSummaryPartDoneEvent.type
-	{ref{2252, 4}, 2021, true},    // ReasoningSummaryText.text
-	{ref{30, 4}, 2022, true},      // ReasoningSummaryText.type
+	{ref{2252, 4}, 2024, true},    // ReasoningSummaryText.text
+	{ref{30, 4}, 2025, true},      // ReasoningSummaryText.type
 	{ref{1178, 5}, 649, true},     // ReasoningSummaryTextDeltaEvent.delta
 	{ref{514, 7}, 650, true},      // ReasoningSummaryTextDeltaEvent.item_id
 	{ref{521, 12}, 651, true},     // ReasoningSummaryTextDeltaEvent.output_index
@@ -4318,8 +4324,8 @@ var openRouterProps = [...]prop{
 	{ref{2290, 13}, 658, true},    // ReasoningSummaryTextDoneEvent.summary_index
 	{ref{2252, 4}, 659, true},     // ReasoningSummaryTextDoneEvent.text
 	{ref{30, 4}, 660, true},       // ReasoningSummaryTextDoneEvent.type
-	{ref{2252, 4}, 2023, true},    // ReasoningTextContent.text
-	{ref{30, 4}, 2024, true},      // ReasoningTextContent.type
+	{ref{2252, 4}, 2026, true},    // ReasoningTextContent.text
+	{ref{30, 4}, 2027, true},      // ReasoningTextContent.type
 	{ref{501, 13}, 661, true},     // RefusalDeltaEvent.content_index
 	{ref{1178, 5}, 662, true},     // RefusalDeltaEvent.delta
 	{ref{514, 7}, 663, true},      // RefusalDeltaEvent.item_id
@@ -4332,303 +4338,303 @@ var openRouterProps = [...]prop{
 	{ref{945, 7}, 670, true},      // RefusalDoneEvent.refusal
 	{ref{533, 15}, 671, true},     // RefusalDoneEvent.sequence_number
 	{ref{30, 4}, 672, true},       // RefusalDoneEvent.type
-	{ref{1636, 5}, 2025, true},    // RequestTimeoutResponse.error
-	{ref{1641, 19}, 2027, false},  // RequestTimeoutResponse.openrouter_metadata
-	{ref{1660, 7}, 2028, false},   // RequestTimeoutResponse.user_id
-	{ref{1694, 4}, 2029, true},    // RequestTimeoutResponseErrorData.code
-	{ref{1698, 7}, 2030, true},    // RequestTimeoutResponseErrorData.message
-	{ref{1705, 8}, 2031, false},   // RequestTimeoutResponseErrorData.metadata
-	{ref{1571, 7}, 2032, false},   // ResponseHealingPlugin.enabled
-	{ref{19, 2}, 2033, true},      // ResponseHealingPlugin.id
-	{ref{3012, 11}, 2034, false},  // ResponseOutputText.annotations
-	{ref{2806, 8}, 2035, false},   // ResponseOutputText.logprobs
-	{ref{2252, 4}, 2047, true},    // ResponseOutputText.text
-	{ref{30, 4}, 2048, true},      // ResponseOutputText.type
-	{ref{1694, 4}, 2049, true},    // ResponsesErrorField.code
-	{ref{1698, 7}, 2050, true},    // ResponsesErrorField.message
-	{ref{2463, 10}, 2051, false},  // ResponsesRequest.background
-	{ref{3301, 13}, 2052, false},  // ResponsesRequest.cache_control
-	{ref{4157, 5}, 2054, false},   // ResponsesRequest.debug
-	{ref{2495, 17}, 2056, false},  // ResponsesRequest.frequency_penalty
-	{ref{4162, 12}, 2057, false},  // ResponsesRequest.image_config
-	{ref{14613, 7}, 2058, false},  // ResponsesRequest.include
-	{ref{1900, 5}, 2059, false},   // ResponsesRequest.input
-	{ref{216, 12}, 2061, false},   // ResponsesRequest.instructions
-	{ref{2530, 17}, 2062, false},  // ResponsesRequest.max_output_tokens
-	{ref{2547, 14}, 2063, false},  // ResponsesRequest.max_tool_calls
-	{ref{1705, 8}, 2064, false},   // ResponsesRequest.metadata
-	{ref{4197, 10}, 2065, false},  // ResponsesRequest.modalities
-	{ref{249, 5}, 2066, false},    // ResponsesRequest.model
-	{ref{4207, 6}, 2067, false},   // ResponsesRequest.models
-	{ref{2578, 19}, 2069, false},  // ResponsesRequest.parallel_tool_calls
-	{ref{4213, 7}, 2070, false},   // ResponsesRequest.plugins
-	{ref{2597, 16}, 2072, false},  // ResponsesRequest.presence_penalty
-	{ref{2613, 20}, 2073, false},  // ResponsesRequest.previous_response_id
+	{ref{1636, 5}, 2028, true},    // RequestTimeoutResponse.error
+	{ref{1641, 19}, 2030, false},  // RequestTimeoutResponse.openrouter_metadata
+	{ref{1660, 7}, 2031, false},   // RequestTimeoutResponse.user_id
+	{ref{1694, 4}, 2032, true},    // RequestTimeoutResponseErrorData.code
+	{ref{1698, 7}, 2033, true},    // RequestTimeoutResponseErrorData.message
+	{ref{1705, 8}, 2034, false},   // RequestTimeoutResponseErrorData.metadata
+	{ref{1571, 7}, 2035, false},   // ResponseHealingPlugin.enabled
+	{ref{19, 2}, 2036, true},      // ResponseHealingPlugin.id
+	{ref{3012, 11}, 2037, false},  // ResponseOutputText.annotations
+	{ref{2806, 8}, 2038, false},   // ResponseOutputText.logprobs
+	{ref{2252, 4}, 2050, true},    // ResponseOutputText.text
+	{ref{30, 4}, 2051, true},      // ResponseOutputText.type
+	{ref{1694, 4}, 2052, true},    // ResponsesErrorField.code
+	{ref{1698, 7}, 2053, true},    // ResponsesErrorField.message
+	{ref{2463, 10}, 2054, false},  // ResponsesRequest.background
+	{ref{3301, 13}, 2055, false},  // ResponsesRequest.cache_control
+	{ref{4157, 5}, 2057, false},   // ResponsesRequest.debug
+	{ref{2495, 17}, 2059, false},  // ResponsesRequest.frequency_penalty
+	{ref{4162, 12}, 2060, false},  // ResponsesRequest.image_config
+	{ref{14613, 7}, 2061, false},  // ResponsesRequest.include
+	{ref{1900, 5}, 2062, false},   // ResponsesRequest.input
+	{ref{216, 12}, 2064, false},   // ResponsesRequest.instructions
+	{ref{2530, 17}, 2065, false},  // ResponsesRequest.max_output_tokens
+	{ref{2547, 14}, 2066, false},  // ResponsesRequest.max_tool_calls
+	{ref{1705, 8}, 2067, false},   // ResponsesRequest.metadata
+	{ref{4197, 10}, 2068, false},  // ResponsesRequest.modalities
+	{ref{249, 5}, 2069, false},    // ResponsesRequest.model
+	{ref{4207, 6}, 2070, false},   // ResponsesRequest.models
+	{ref{2578, 19}, 2072, false},  // ResponsesRequest.parallel_tool_calls
+	{ref{4213, 7}, 2073, false},   // ResponsesRequest.plugins
+	{ref{2597, 16}, 2075, false},  // ResponsesRequest.presence_penalty
+	{ref{2613, 20}, 2076, false},  // ResponsesRequest.previous_response_id
 	{ref{2633, 6}, 402, false},    // ResponsesRequest.prompt
-	{ref{2639, 16}, 2074, false},  // ResponsesRequest.prompt_cache_key
+	{ref{2639, 16}, 2077, false},  // ResponsesRequest.prompt_cache_key
 	{ref{2655, 20}, 332, false},   // ResponsesRequest.prompt_cache_options
 	{ref{4230, 8}, 336, false},    // ResponsesRequest.provider
 	{ref{254, 9}, 340, false},     // ResponsesRequest.reasoning
 	{ref{4287, 5}, 144, false},    // ResponsesRequest.route
-	{ref{2675, 17}, 2075, false},  // ResponsesRequest.safety_identifier
-	{ref{2692, 12}, 2076, false},  // ResponsesRequest.service_tier
-	{ref{4296, 10}, 2077, false},  // ResponsesRequest.session_id
-	{ref{4306, 22}, 2078, false},  // ResponsesRequest.stop_server_tools_when
-	{ref{2704, 5}, 2080, false},   // ResponsesRequest.store
-	{ref{263, 6}, 2081, false},    // ResponsesRequest.stream
-	{ref{269, 11}, 2082, false},   // ResponsesRequest.temperature
-	{ref{2252, 4}, 2083, false},   // ResponsesRequest.text
-	{ref{2709, 11}, 2085, false},  // ResponsesRequest.tool_choice
-	{ref{25, 5}, 2087, false},     // ResponsesRequest.tools
-	{ref{4347, 5}, 2089, false},   // ResponsesRequest.top_k
-	{ref{2720, 12}, 2090, false},  // ResponsesRequest.top_logprobs
-	{ref{2732, 5}, 2091, false},   // ResponsesRequest.top_p
-	{ref{4352, 5}, 2092, false},   // ResponsesRequest.trace
+	{ref{2675, 17}, 2078, false},  // ResponsesRequest.safety_identifier
+	{ref{2692, 12}, 2079, false},  // ResponsesRequest.service_tier
+	{ref{4296, 10}, 2080, false},  // ResponsesRequest.session_id
+	{ref{4306, 22}, 2081, false},  // ResponsesRequest.stop_server_tools_when
+	{ref{2704, 5}, 2083, false},   // ResponsesRequest.store
+	{ref{263, 6}, 2084, false},    // ResponsesRequest.stream
+	{ref{269, 11}, 2085, false},   // ResponsesRequest.temperature
+	{ref{2252, 4}, 2086, false},   // ResponsesRequest.text
+	{ref{2709, 11}, 2088, false},  // ResponsesRequest.tool_choice
+	{ref{25, 5}, 2090, false},     // ResponsesRequest.tools
+	{ref{4347, 5}, 2092, false},   // ResponsesRequest.top_k
+	{ref{2720, 12}, 2093, false},  // ResponsesRequest.top_logprobs
+	{ref{2732, 5}, 2094, false},   // ResponsesRequest.top_p
+	{ref{4352, 5}, 2095, false},   // ResponsesRequest.trace
 	{ref{2737, 10}, 255, false},   // ResponsesRequest.truncation
-	{ref{2752, 4}, 2094, false},   // ResponsesRequest.user
-	{ref{66, 13}, 2095, false},    // ResponsesRequestToolsFunction.defer_loading
+	{ref{2752, 4}, 2097, false},   // ResponsesRequest.user
+	{ref{66, 13}, 2098, false},    // ResponsesRequestToolsFunction.defer_loading
 	{ref{79, 11}, 458, false},     // ResponsesRequestToolsFunction.description
 	{ref{90, 4}, 459, true},       // ResponsesRequestToolsFunction.name
 	{ref{94, 10}, 460, true},      // ResponsesRequestToolsFunction.parameters
 	{ref{104, 6}, 461, false},     // ResponsesRequestToolsFunction.strict
 	{ref{30, 4}, 462, true},       // ResponsesRequestToolsFunction.type
-	{ref{3093, 4}, 2096, true},    // ResponsesStreamingResponse.data
-	{ref{249, 5}, 2098, true},     // RouterAttempt.model
-	{ref{4230, 8}, 2099, true},    // RouterAttempt.provider
-	{ref{1079, 6}, 2100, true},    // RouterAttempt.status
-	{ref{14700, 13}, 2101, false}, // RouterParams.quality_floor
-	{ref{14713, 16}, 2102, false}, // RouterParams.throughput_floor
-	{ref{14729, 13}, 2103, false}, // RouterParams.version_group
-	{ref{4940, 11}, 2104, false},  // SearchModelsServerToolConfig.max_results
-	{ref{94, 10}, 2105, false},    // SearchModelsServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2107, true},      // SearchModelsServerTool_OpenRouter.type
-	{ref{14945, 19}, 2108, false}, // ServerToolUseDetails.tool_calls_executed
-	{ref{14964, 20}, 2109, false}, // ServerToolUseDetails.tool_calls_requested
-	{ref{14984, 19}, 2110, false}, // ServerToolUseDetails.web_search_requests
-	{ref{1636, 5}, 2111, true},    // ServiceUnavailableResponse.error
-	{ref{1641, 19}, 2113, false},  // ServiceUnavailableResponse.openrouter_metadata
-	{ref{1660, 7}, 2114, false},   // ServiceUnavailableResponse.user_id
-	{ref{1694, 4}, 2115, true},    // ServiceUnavailableResponseErrorData.code
-	{ref{1698, 7}, 2116, true},    // ServiceUnavailableResponseErrorData.message
-	{ref{1705, 8}, 2117, false},   // ServiceUnavailableResponseErrorData.metadata
-	{ref{8523, 6}, 2118, true},    // ShellCallItem.action
-	{ref{1983, 9}, 2123, false},   // ShellCallItem.arguments
-	{ref{1063, 7}, 2124, true},    // ShellCallItem.call_id
-	{ref{2865, 11}, 2125, false},  // ShellCallItem.environment
-	{ref{19, 2}, 2126, false},     // ShellCallItem.id
-	{ref{1079, 6}, 2127, false},   // ShellCallItem.status
-	{ref{30, 4}, 2129, true},      // ShellCallItem.type
-	{ref{11484, 7}, 2130, true},   // ShellCallOutputContent.outcome
-	{ref{10321, 6}, 2131, true},   // ShellCallOutputContent.stderr
-	{ref{10327, 6}, 2132, true},   // ShellCallOutputContent.stdout
-	{ref{15167, 9}, 2133, true},   // ShellCallOutputContentOutcomeExit.exit_code
-	{ref{30, 4}, 2134, true},      // ShellCallOutputContentOutcomeExit.type
-	{ref{30, 4}, 2135, true},      // ShellCallOutputContentOutcomeTimeout.type
-	{ref{1063, 7}, 2136, true},    // ShellCallOutputItem.call_id
-	{ref{19, 2}, 2137, false},     // ShellCallOutputItem.id
-	{ref{11414, 17}, 2138, false}, // ShellCallOutputItem.max_output_length
-	{ref{1247, 6}, 2139, true},    // ShellCallOutputItem.output
-	{ref{1079, 6}, 2140, false},   // ShellCallOutputItem.status
-	{ref{30, 4}, 2142, true},      // ShellCallOutputItem.type
-	{ref{30, 4}, 2143, true},      // ShellServerTool.type
-	{ref{1441, 6}, 2144, false},   // ShellServerToolConfig.engine
-	{ref{2865, 11}, 2146, false},  // ShellServerToolConfig.environment
-	{ref{2876, 19}, 2148, false},  // ShellServerToolConfig.sleep_after_seconds
-	{ref{94, 10}, 2150, false},    // ShellServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2152, true},      // ShellServerTool_OpenRouter.type
-	{ref{7683, 6}, 2153, true},    // StopServerToolsWhenFinishReasonIs.reason
-	{ref{30, 4}, 2154, true},      // StopServerToolsWhenFinishReasonIs.type
-	{ref{13663, 9}, 2155, true},   // StopServerToolsWhenHasToolCall.tool_name
-	{ref{30, 4}, 2156, true},      // StopServerToolsWhenHasToolCall.type
-	{ref{15556, 19}, 2157, true},  // StopServerToolsWhenMaxCost.max_cost_in_dollars
-	{ref{30, 4}, 2158, true},      // StopServerToolsWhenMaxCost.type
-	{ref{165, 10}, 2159, true},    // StopServerToolsWhenMaxTokensUsed.max_tokens
-	{ref{30, 4}, 2160, true},      // StopServerToolsWhenMaxTokensUsed.type
-	{ref{15637, 10}, 2161, true},  // StopServerToolsWhenStepCountIs.step_count
-	{ref{30, 4}, 2162, true},      // StopServerToolsWhenStepCountIs.type
-	{ref{19, 2}, 2163, true},      // StoredPromptTemplate.id
-	{ref{15667, 9}, 2164, false},  // StoredPromptTemplate.variables
-	{ref{5435, 8}, 2165, true},    // StreamEventsResponseCompleted.response
-	{ref{533, 15}, 1054, true},    // StreamEventsResponseCompleted.sequence_number
-	{ref{30, 4}, 1055, true},      // StreamEventsResponseCompleted.type
-	{ref{5435, 8}, 2167, true},    // StreamEventsResponseFailed.response
-	{ref{533, 15}, 1140, true},    // StreamEventsResponseFailed.sequence_number
-	{ref{30, 4}, 1141, true},      // StreamEventsResponseFailed.type
-	{ref{5435, 8}, 2169, true},    // StreamEventsResponseIncomplete.response
-	{ref{533, 15}, 1355, true},    // StreamEventsResponseIncomplete.sequence_number
-	{ref{30, 4}, 1356, true},      // StreamEventsResponseIncomplete.type
-	{ref{10837, 4}, 2171, true},   // StreamEventsResponseOutputItemAdded.item
-	{ref{521, 12}, 1757, true},    // StreamEventsResponseOutputItemAdded.output_index
-	{ref{533, 15}, 1758, true},    // StreamEventsResponseOutputItemAdded.sequence_number
-	{ref{30, 4}, 1759, true},      // StreamEventsResponseOutputItemAdded.type
-	{ref{10837, 4}, 2173, true},   // StreamEventsResponseOutputItemDone.item
-	{ref{521, 12}, 1773, true},    // StreamEventsResponseOutputItemDone.output_index
-	{ref{533, 15}, 1774, true},    // StreamEventsResponseOutputItemDone.sequence_number
-	{ref{30, 4}, 1775, true},      // StreamEventsResponseOutputItemDone.type
-	{ref{4628, 5}, 1582, false},   // StreamLogprob.bytes
-	{ref{4633, 7}, 1584, true},    // StreamLogprob.logprob
-	{ref{4640, 5}, 1585, true},    // StreamLogprob.token
-	{ref{2720, 12}, 2175, false},  // StreamLogprob.top_logprobs
-	{ref{4628, 5}, 1599, false},   // StreamLogprobTopLogprob.bytes
-	{ref{4633, 7}, 1601, false},   // StreamLogprobTopLogprob.logprob
-	{ref{4640, 5}, 1602, false},   // StreamLogprobTopLogprob.token
-	{ref{94, 10}, 2176, false},    // SubagentNestedTool.parameters
-	{ref{30, 4}, 2177, true},      // SubagentNestedTool.type
-	{ref{159, 6}, 2178, false},    // SubagentReasoning.effort
-	{ref{165, 10}, 2179, false},   // SubagentReasoning.max_tokens
-	{ref{17510, 17}, 2180, false}, // SubagentServerToolConfig.inherit_functions
-	{ref{17527, 24}, 2181, false}, // SubagentServerToolConfig.inherited_function_names
-	{ref{216, 12}, 2183, false},   // SubagentServerToolConfig.instructions
-	{ref{228, 21}, 2184, false},   // SubagentServerToolConfig.max_completion_tokens
-	{ref{2547, 14}, 2185, false},  // SubagentServerToolConfig.max_tool_calls
-	{ref{249, 5}, 2186, false},    // SubagentServerToolConfig.model
-	{ref{90, 4}, 2187, false},     // SubagentServerToolConfig.name
-	{ref{254, 9}, 2188, false},    // SubagentServerToolConfig.reasoning
-	{ref{269, 11}, 2190, false},   // SubagentServerToolConfig.temperature
-	{ref{25, 5}, 2191, false},     // SubagentServerToolConfig.tools
-	{ref{94, 10}, 2192, false},    // SubagentServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2194, true},      // SubagentServerTool_OpenRouter.type
-	{ref{5806, 6}, 2195, false},   // TextConfig.format
-	{ref{4357, 9}, 2197, false},   // TextConfig.verbosity
+	{ref{3093, 4}, 2099, true},    // ResponsesStreamingResponse.data
+	{ref{249, 5}, 2101, true},     // RouterAttempt.model
+	{ref{4230, 8}, 2102, true},    // RouterAttempt.provider
+	{ref{1079, 6}, 2103, true},    // RouterAttempt.status
+	{ref{14700, 13}, 2104, false}, // RouterParams.quality_floor
+	{ref{14713, 16}, 2105, false}, // RouterParams.throughput_floor
+	{ref{14729, 13}, 2106, false}, // RouterParams.version_group
+	{ref{4940, 11}, 2107, false},  // SearchModelsServerToolConfig.max_results
+	{ref{94, 10}, 2108, false},    // SearchModelsServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2110, true},      // SearchModelsServerTool_OpenRouter.type
+	{ref{14945, 19}, 2111, false}, // ServerToolUseDetails.tool_calls_executed
+	{ref{14964, 20}, 2112, false}, // ServerToolUseDetails.tool_calls_requested
+	{ref{14984, 19}, 2113, false}, // ServerToolUseDetails.web_search_requests
+	{ref{1636, 5}, 2114, true},    // ServiceUnavailableResponse.error
+	{ref{1641, 19}, 2116, false},  // ServiceUnavailableResponse.openrouter_metadata
+	{ref{1660, 7}, 2117, false},   // ServiceUnavailableResponse.user_id
+	{ref{1694, 4}, 2118, true},    // ServiceUnavailableResponseErrorData.code
+	{ref{1698, 7}, 2119, true},    // ServiceUnavailableResponseErrorData.message
+	{ref{1705, 8}, 2120, false},   // ServiceUnavailableResponseErrorData.metadata
+	{ref{8523, 6}, 2121, true},    // ShellCallItem.action
+	{ref{1983, 9}, 2126, false},   // ShellCallItem.arguments
+	{ref{1063, 7}, 2127, true},    // ShellCallItem.call_id
+	{ref{2865, 11}, 2128, false},  // ShellCallItem.environment
+	{ref{19, 2}, 2129, false},     // ShellCallItem.id
+	{ref{1079, 6}, 2130, false},   // ShellCallItem.status
+	{ref{30, 4}, 2132, true},      // ShellCallItem.type
+	{ref{11484, 7}, 2133, true},   // ShellCallOutputContent.outcome
+	{ref{10321, 6}, 2134, true},   // ShellCallOutputContent.stderr
+	{ref{10327, 6}, 2135, true},   // ShellCallOutputContent.stdout
+	{ref{15167, 9}, 2136, true},   // ShellCallOutputContentOutcomeExit.exit_code
+	{ref{30, 4}, 2137, true},      // ShellCallOutputContentOutcomeExit.type
+	{ref{30, 4}, 2138, true},      // ShellCallOutputContentOutcomeTimeout.type
+	{ref{1063, 7}, 2139, true},    // ShellCallOutputItem.call_id
+	{ref{19, 2}, 2140, false},     // ShellCallOutputItem.id
+	{ref{11414, 17}, 2141, false}, // ShellCallOutputItem.max_output_length
+	{ref{1247, 6}, 2142, true},    // ShellCallOutputItem.output
+	{ref{1079, 6}, 2143, false},   // ShellCallOutputItem.status
+	{ref{30, 4}, 2145, true},      // ShellCallOutputItem.type
+	{ref{30, 4}, 2146, true},      // ShellServerTool.type
+	{ref{1441, 6}, 2147, false},   // ShellServerToolConfig.engine
+	{ref{2865, 11}, 2149, false},  // ShellServerToolConfig.environment
+	{ref{2876, 19}, 2151, false},  // ShellServerToolConfig.sleep_after_seconds
+	{ref{94, 10}, 2153, false},    // ShellServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2155, true},      // ShellServerTool_OpenRouter.type
+	{ref{7683, 6}, 2156, true},    // StopServerToolsWhenFinishReasonIs.reason
+	{ref{30, 4}, 2157, true},      // StopServerToolsWhenFinishReasonIs.type
+	{ref{13663, 9}, 2158, true},   // StopServerToolsWhenHasToolCall.tool_name
+	{ref{30, 4}, 2159, true},      // StopServerToolsWhenHasToolCall.type
+	{ref{15556, 19}, 2160, true},  // StopServerToolsWhenMaxCost.max_cost_in_dollars
+	{ref{30, 4}, 2161, true},      // StopServerToolsWhenMaxCost.type
+	{ref{165, 10}, 2162, true},    // StopServerToolsWhenMaxTokensUsed.max_tokens
+	{ref{30, 4}, 2163, true},      // StopServerToolsWhenMaxTokensUsed.type
+	{ref{15637, 10}, 2164, true},  // StopServerToolsWhenStepCountIs.step_count
+	{ref{30, 4}, 2165, true},      // StopServerToolsWhenStepCountIs.type
+	{ref{19, 2}, 2166, true},      // StoredPromptTemplate.id
+	{ref{15667, 9}, 2167, false},  // StoredPromptTemplate.variables
+	{ref{5435, 8}, 2168, true},    // StreamEventsResponseCompleted.response
+	{ref{533, 15}, 1057, true},    // StreamEventsResponseCompleted.sequence_number
+	{ref{30, 4}, 1058, true},      // StreamEventsResponseCompleted.type
+	{ref{5435, 8}, 2170, true},    // StreamEventsResponseFailed.response
+	{ref{533, 15}, 1143, true},    // StreamEventsResponseFailed.sequence_number
+	{ref{30, 4}, 1144, true},      // StreamEventsResponseFailed.type
+	{ref{5435, 8}, 2172, true},    // StreamEventsResponseIncomplete.response
+	{ref{533, 15}, 1358, true},    // StreamEventsResponseIncomplete.sequence_number
+	{ref{30, 4}, 1359, true},      // StreamEventsResponseIncomplete.type
+	{ref{10837, 4}, 2174, true},   // StreamEventsResponseOutputItemAdded.item
+	{ref{521, 12}, 1760, true},    // StreamEventsResponseOutputItemAdded.output_index
+	{ref{533, 15}, 1761, true},    // StreamEventsResponseOutputItemAdded.sequence_number
+	{ref{30, 4}, 1762, true},      // StreamEventsResponseOutputItemAdded.type
+	{ref{10837, 4}, 2176, true},   // StreamEventsResponseOutputItemDone.item
+	{ref{521, 12}, 1776, true},    // StreamEventsResponseOutputItemDone.output_index
+	{ref{533, 15}, 1777, true},    // StreamEventsResponseOutputItemDone.sequence_number
+	{ref{30, 4}, 1778, true},      // StreamEventsResponseOutputItemDone.type
+	{ref{4628, 5}, 1585, false},   // StreamLogprob.bytes
+	{ref{4633, 7}, 1587, true},    // StreamLogprob.logprob
+	{ref{4640, 5}, 1588, true},    // StreamLogprob.token
+	{ref{2720, 12}, 2178, false},  // StreamLogprob.top_logprobs
+	{ref{4628, 5}, 1602, false},   // StreamLogprobTopLogprob.bytes
+	{ref{4633, 7}, 1604, false},   // StreamLogprobTopLogprob.logprob
+	{ref{4640, 5}, 1605, false},   // StreamLogprobTopLogprob.token
+	{ref{94, 10}, 2179, false},    // SubagentNestedTool.parameters
+	{ref{30, 4}, 2180, true},      // SubagentNestedTool.type
+	{ref{159, 6}, 2181, false},    // SubagentReasoning.effort
+	{ref{165, 10}, 2182, false},   // SubagentReasoning.max_tokens
+	{ref{17510, 17}, 2183, false}, // SubagentServerToolConfig.inherit_functions
+	{ref{17527, 24}, 2184, false}, // SubagentServerToolConfig.inherited_function_names
+	{ref{216, 12}, 2186, false},   // SubagentServerToolConfig.instructions
+	{ref{228, 21}, 2187, false},   // SubagentServerToolConfig.max_completion_tokens
+	{ref{2547, 14}, 2188, false},  // SubagentServerToolConfig.max_tool_calls
+	{ref{249, 5}, 2189, false},    // SubagentServerToolConfig.model
+	{ref{90, 4}, 2190, false},     // SubagentServerToolConfig.name
+	{ref{254, 9}, 2191, false},    // SubagentServerToolConfig.reasoning
+	{ref{269, 11}, 2193, false},   // SubagentServerToolConfig.temperature
+	{ref{25, 5}, 2194, false},     // SubagentServerToolConfig.tools
+	{ref{94, 10}, 2195, false},    // SubagentServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2197, true},      // SubagentServerTool_OpenRouter.type
+	{ref{5806, 6}, 2198, false},   // TextConfig.format
+	{ref{4357, 9}, 2200, false},   // TextConfig.verbosity
 	{ref{501, 13}, 707, true},     // TextDeltaEvent.content_index
 	{ref{1178, 5}, 708, true},     // TextDeltaEvent.delta
 	{ref{514, 7}, 709, true},      // TextDeltaEvent.item_id
-	{ref{2806, 8}, 2198, true},    // TextDeltaEvent.logprobs
+	{ref{2806, 8}, 2201, true},    // TextDeltaEvent.logprobs
 	{ref{521, 12}, 711, true},     // TextDeltaEvent.output_index
 	{ref{533, 15}, 712, true},     // TextDeltaEvent.sequence_number
 	{ref{30, 4}, 713, true},       // TextDeltaEvent.type
 	{ref{501, 13}, 714, true},     // TextDoneEvent.content_index
 	{ref{514, 7}, 715, true},      // TextDoneEvent.item_id
-	{ref{2806, 8}, 2199, true},    // TextDoneEvent.logprobs
+	{ref{2806, 8}, 2202, true},    // TextDoneEvent.logprobs
 	{ref{521, 12}, 717, true},     // TextDoneEvent.output_index
 	{ref{533, 15}, 718, true},     // TextDoneEvent.sequence_number
 	{ref{2252, 4}, 719, true},     // TextDoneEvent.text
 	{ref{30, 4}, 720, true},       // TextDoneEvent.type
-	{ref{5806, 6}, 2200, false},   // TextExtendedConfig.format
-	{ref{4357, 9}, 2202, false},   // TextExtendedConfig.verbosity
-	{ref{1636, 5}, 2203, true},    // TooManyRequestsResponse.error
-	{ref{1641, 19}, 2205, false},  // TooManyRequestsResponse.openrouter_metadata
-	{ref{1660, 7}, 2206, false},   // TooManyRequestsResponse.user_id
-	{ref{1694, 4}, 2207, true},    // TooManyRequestsResponseErrorData.code
-	{ref{1698, 7}, 2208, true},    // TooManyRequestsResponseErrorData.message
-	{ref{1705, 8}, 2209, false},   // TooManyRequestsResponseErrorData.metadata
-	{ref{2196, 4}, 2210, true},    // ToolChoiceAllowed.mode
-	{ref{25, 5}, 2211, true},      // ToolChoiceAllowed.tools
-	{ref{30, 4}, 2213, true},      // ToolChoiceAllowed.type
-	{ref{94, 10}, 2214, false},    // ToolSearchServerTool.parameters
-	{ref{30, 4}, 2216, true},      // ToolSearchServerTool.type
-	{ref{4940, 11}, 2217, false},  // ToolSearchServerToolConfig.max_results
-	{ref{17778, 15}, 2218, false}, // TraceConfig.generation_name
-	{ref{17793, 14}, 2219, false}, // TraceConfig.parent_span_id
-	{ref{17807, 9}, 2220, false},  // TraceConfig.span_name
-	{ref{17816, 8}, 2221, false},  // TraceConfig.trace_id
-	{ref{17824, 10}, 2222, false}, // TraceConfig.trace_name
-	{ref{335, 7}, 2223, false},    // URLCitation.content
-	{ref{17855, 9}, 2224, true},   // URLCitation.end_index
-	{ref{17864, 11}, 2225, true},  // URLCitation.start_index
-	{ref{7271, 5}, 2226, true},    // URLCitation.title
-	{ref{30, 4}, 2227, true},      // URLCitation.type
-	{ref{3374, 3}, 2228, true},    // URLCitation.url
-	{ref{1636, 5}, 2229, true},    // UnauthorizedResponse.error
-	{ref{1641, 19}, 2231, false},  // UnauthorizedResponse.openrouter_metadata
-	{ref{1660, 7}, 2232, false},   // UnauthorizedResponse.user_id
-	{ref{1694, 4}, 2233, true},    // UnauthorizedResponseErrorData.code
-	{ref{1698, 7}, 2234, true},    // UnauthorizedResponseErrorData.message
-	{ref{1705, 8}, 2235, false},   // UnauthorizedResponseErrorData.metadata
-	{ref{1636, 5}, 2236, true},    // UnprocessableEntityResponse.error
-	{ref{1641, 19}, 2238, false},  // UnprocessableEntityResponse.openrouter_metadata
-	{ref{1660, 7}, 2239, false},   // UnprocessableEntityResponse.user_id
-	{ref{1694, 4}, 2240, true},    // UnprocessableEntityResponseErrorData.code
-	{ref{1698, 7}, 2241, true},    // UnprocessableEntityResponseErrorData.message
-	{ref{1705, 8}, 2242, false},   // UnprocessableEntityResponseErrorData.metadata
-	{ref{4766, 4}, 2243, false},   // Usage.cost
-	{ref{4770, 12}, 2244, false},  // Usage.cost_details
-	{ref{9806, 12}, 1562, true},   // Usage.input_tokens
-	{ref{9818, 20}, 1563, true},   // Usage.input_tokens_details
-	{ref{4782, 7}, 2248, false},   // Usage.is_byok
-	{ref{9838, 13}, 1566, true},   // Usage.output_tokens
-	{ref{9851, 21}, 1567, true},   // Usage.output_tokens_details
+	{ref{5806, 6}, 2203, false},   // TextExtendedConfig.format
+	{ref{4357, 9}, 2205, false},   // TextExtendedConfig.verbosity
+	{ref{1636, 5}, 2206, true},    // TooManyRequestsResponse.error
+	{ref{1641, 19}, 2208, false},  // TooManyRequestsResponse.openrouter_metadata
+	{ref{1660, 7}, 2209, false},   // TooManyRequestsResponse.user_id
+	{ref{1694, 4}, 2210, true},    // TooManyRequestsResponseErrorData.code
+	{ref{1698, 7}, 2211, true},    // TooManyRequestsResponseErrorData.message
+	{ref{1705, 8}, 2212, false},   // TooManyRequestsResponseErrorData.metadata
+	{ref{2196, 4}, 2213, true},    // ToolChoiceAllowed.mode
+	{ref{25, 5}, 2214, true},      // ToolChoiceAllowed.tools
+	{ref{30, 4}, 2216, true},      // ToolChoiceAllowed.type
+	{ref{94, 10}, 2217, false},    // ToolSearchServerTool.parameters
+	{ref{30, 4}, 2219, true},      // ToolSearchServerTool.type
+	{ref{4940, 11}, 2220, false},  // ToolSearchServerToolConfig.max_results
+	{ref{17778, 15}, 2221, false}, // TraceConfig.generation_name
+	{ref{17793, 14}, 2222, false}, // TraceConfig.parent_span_id
+	{ref{17807, 9}, 2223, false},  // TraceConfig.span_name
+	{ref{17816, 8}, 2224, false},  // TraceConfig.trace_id
+	{ref{17824, 10}, 2225, false}, // TraceConfig.trace_name
+	{ref{335, 7}, 2226, false},    // URLCitation.content
+	{ref{17855, 9}, 2227, true},   // URLCitation.end_index
+	{ref{17864, 11}, 2228, true},  // URLCitation.start_index
+	{ref{7271, 5}, 2229, true},    // URLCitation.title
+	{ref{30, 4}, 2230, true},      // URLCitation.type
+	{ref{3374, 3}, 2231, true},    // URLCitation.url
+	{ref{1636, 5}, 2232, true},    // UnauthorizedResponse.error
+	{ref{1641, 19}, 2234, false},  // UnauthorizedResponse.openrouter_metadata
+	{ref{1660, 7}, 2235, false},   // UnauthorizedResponse.user_id
+	{ref{1694, 4}, 2236, true},    // UnauthorizedResponseErrorData.code
+	{ref{1698, 7}, 2237, true},    // UnauthorizedResponseErrorData.message
+	{ref{1705, 8}, 2238, false},   // UnauthorizedResponseErrorData.metadata
+	{ref{1636, 5}, 2239, true},    // UnprocessableEntityResponse.error
+	{ref{1641, 19}, 2241, false},  // UnprocessableEntityResponse.openrouter_metadata
+	{ref{1660, 7}, 2242, false},   // UnprocessableEntityResponse.user_id
+	{ref{1694, 4}, 2243, true},    // UnprocessableEntityResponseErrorData.code
+	{ref{1698, 7}, 2244, true},    // UnprocessableEntityResponseErrorData.message
+	{ref{1705, 8}, 2245, false},   // UnprocessableEntityResponseErrorData.metadata
+	{ref{4766, 4}, 2246, false},   // Usage.cost
+	{ref{4770, 12}, 2247, false},  // Usage.cost_details
+	{ref{9806, 12}, 1565, true},   // Usage.input_tokens
+	{ref{9818, 20}, 1566, true},   // Usage.input_tokens_details
+	{ref{4782, 7}, 2251, false},   // Usage.is_byok
+	{ref{9838, 13}, 1569, true},   // Usage.output_tokens
+	{ref{9851, 21}, 1570, true},   // Usage.output_tokens_details
 	{ref{4823, 23}, 380, false},   // Usage.server_tool_use_details
-	{ref{4846, 12}, 1569, true},   // Usage.total_tokens
-	{ref{4895, 15}, 2249, false},  // WebFetchPlugin.allowed_domains
-	{ref{18044, 15}, 2251, false}, // WebFetchPlugin.blocked_domains
-	{ref{19, 2}, 2253, true},      // WebFetchPlugin.id
-	{ref{18059, 18}, 2254, false}, // WebFetchPlugin.max_content_tokens
-	{ref{4968, 8}, 2255, false},   // WebFetchPlugin.max_uses
-	{ref{94, 10}, 2256, false},    // WebFetchServerTool.parameters
-	{ref{30, 4}, 2258, true},      // WebFetchServerTool.type
-	{ref{4895, 15}, 2259, false},  // WebFetchServerToolConfig.allowed_domains
-	{ref{18044, 15}, 2261, false}, // WebFetchServerToolConfig.blocked_domains
-	{ref{1441, 6}, 2263, false},   // WebFetchServerToolConfig.engine
-	{ref{18059, 18}, 2265, false}, // WebFetchServerToolConfig.max_content_tokens
-	{ref{4968, 8}, 2266, false},   // WebFetchServerToolConfig.max_uses
-	{ref{514, 7}, 1551, true},     // WebSearchCallCompletedEvent.item_id
-	{ref{521, 12}, 1552, true},    // WebSearchCallCompletedEvent.output_index
-	{ref{533, 15}, 1553, true},    // WebSearchCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1554, true},      // WebSearchCallCompletedEvent.type
-	{ref{514, 7}, 1570, true},     // WebSearchCallInProgressEvent.item_id
-	{ref{521, 12}, 1571, true},    // WebSearchCallInProgressEvent.output_index
-	{ref{533, 15}, 1572, true},    // WebSearchCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1573, true},      // WebSearchCallInProgressEvent.type
-	{ref{514, 7}, 1574, true},     // WebSearchCallSearchingEvent.item_id
-	{ref{521, 12}, 1575, true},    // WebSearchCallSearchingEvent.output_index
-	{ref{533, 15}, 1576, true},    // WebSearchCallSearchingEvent.sequence_number
-	{ref{30, 4}, 1577, true},      // WebSearchCallSearchingEvent.type
-	{ref{4895, 15}, 2267, false},  // WebSearchConfig.allowed_domains
-	{ref{1441, 6}, 2269, false},   // WebSearchConfig.engine
-	{ref{4910, 16}, 2271, false},  // WebSearchConfig.excluded_domains
-	{ref{4926, 14}, 2273, false},  // WebSearchConfig.max_characters
-	{ref{4940, 11}, 2274, false},  // WebSearchConfig.max_results
-	{ref{4951, 17}, 2275, false},  // WebSearchConfig.max_total_results
-	{ref{4968, 8}, 2276, false},   // WebSearchConfig.max_uses
-	{ref{2196, 4}, 2277, false},   // WebSearchConfig.mode
-	{ref{4976, 19}, 2279, false},  // WebSearchConfig.search_context_size
-	{ref{4995, 13}, 2281, false},  // WebSearchConfig.user_location
-	{ref{4895, 15}, 2283, false},  // WebSearchDomainFilter.allowed_domains
-	{ref{18044, 15}, 2285, false}, // WebSearchDomainFilter.blocked_domains
-	{ref{4910, 16}, 2287, false},  // WebSearchDomainFilter.excluded_domains
-	{ref{1571, 7}, 2289, false},   // WebSearchPlugin.enabled
-	{ref{1441, 6}, 2290, false},   // WebSearchPlugin.engine
-	{ref{18365, 15}, 2292, false}, // WebSearchPlugin.exclude_domains
-	{ref{19, 2}, 2294, true},      // WebSearchPlugin.id
-	{ref{18380, 15}, 2295, false}, // WebSearchPlugin.include_domains
-	{ref{4940, 11}, 2297, false},  // WebSearchPlugin.max_results
-	{ref{4968, 8}, 2298, false},   // WebSearchPlugin.max_uses
-	{ref{2196, 4}, 2299, false},   // WebSearchPlugin.mode
-	{ref{18395, 13}, 2301, false}, // WebSearchPlugin.search_prompt
-	{ref{4995, 13}, 2302, false},  // WebSearchPlugin.user_location
-	{ref{1441, 6}, 2303, false},   // WebSearchServerTool.engine
+	{ref{4846, 12}, 1572, true},   // Usage.total_tokens
+	{ref{4895, 15}, 2252, false},  // WebFetchPlugin.allowed_domains
+	{ref{18044, 15}, 2254, false}, // WebFetchPlugin.blocked_domains
+	{ref{19, 2}, 2256, true},      // WebFetchPlugin.id
+	{ref{18059, 18}, 2257, false}, // WebFetchPlugin.max_content_tokens
+	{ref{4968, 8}, 2258, false},   // WebFetchPlugin.max_uses
+	{ref{94, 10}, 2259, false},    // WebFetchServerTool.parameters
+	{ref{30, 4}, 2261, true},      // WebFetchServerTool.type
+	{ref{4895, 15}, 2262, false},  // WebFetchServerToolConfig.allowed_domains
+	{ref{18044, 15}, 2264, false}, // WebFetchServerToolConfig.blocked_domains
+	{ref{1441, 6}, 2266, false},   // WebFetchServerToolConfig.engine
+	{ref{18059, 18}, 2268, false}, // WebFetchServerToolConfig.max_content_tokens
+	{ref{4968, 8}, 2269, false},   // WebFetchServerToolConfig.max_uses
+	{ref{514, 7}, 1554, true},     // WebSearchCallCompletedEvent.item_id
+	{ref{521, 12}, 1555, true},    // WebSearchCallCompletedEvent.output_index
+	{ref{533, 15}, 1556, true},    // WebSearchCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1557, true},      // WebSearchCallCompletedEvent.type
+	{ref{514, 7}, 1573, true},     // WebSearchCallInProgressEvent.item_id
+	{ref{521, 12}, 1574, true},    // WebSearchCallInProgressEvent.output_index
+	{ref{533, 15}, 1575, true},    // WebSearchCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1576, true},      // WebSearchCallInProgressEvent.type
+	{ref{514, 7}, 1577, true},     // WebSearchCallSearchingEvent.item_id
+	{ref{521, 12}, 1578, true},    // WebSearchCallSearchingEvent.output_index
+	{ref{533, 15}, 1579, true},    // WebSearchCallSearchingEvent.sequence_number
+	{ref{30, 4}, 1580, true},      // WebSearchCallSearchingEvent.type
+	{ref{4895, 15}, 2270, false},  // WebSearchConfig.allowed_domains
+	{ref{1441, 6}, 2272, false},   // WebSearchConfig.engine
+	{ref{4910, 16}, 2274, false},  // WebSearchConfig.excluded_domains
+	{ref{4926, 14}, 2276, false},  // WebSearchConfig.max_characters
+	{ref{4940, 11}, 2277, false},  // WebSearchConfig.max_results
+	{ref{4951, 17}, 2278, false},  // WebSearchConfig.max_total_results
+	{ref{4968, 8}, 2279, false},   // WebSearchConfig.max_uses
+	{ref{2196, 4}, 2280, false},   // WebSearchConfig.mode
+	{ref{4976, 19}, 2282, false},  // WebSearchConfig.search_context_size
+	{ref{4995, 13}, 2284, false},  // WebSearchConfig.user_location
+	{ref{4895, 15}, 2286, false},  // WebSearchDomainFilter.allowed_domains
+	{ref{18044, 15}, 2288, false}, // WebSearchDomainFilter.blocked_domains
+	{ref{4910, 16}, 2290, false},  // WebSearchDomainFilter.excluded_domains
+	{ref{1571, 7}, 2292, false},   // WebSearchPlugin.enabled
+	{ref{1441, 6}, 2293, false},   // WebSearchPlugin.engine
+	{ref{18365, 15}, 2295, false}, // WebSearchPlugin.exclude_domains
+	{ref{19, 2}, 2297, true},      // WebSearchPlugin.id
+	{ref{18380, 15}, 2298, false}, // WebSearchPlugin.include_domains
+	{ref{4940, 11}, 2300, false},  // WebSearchPlugin.max_results
+	{ref{4968, 8}, 2301, false},   // WebSearchPlugin.max_uses
+	{ref{2196, 4}, 2302, false},   // WebSearchPlugin.mode
+	{ref{18395, 13}, 2304, false}, // WebSearchPlugin.search_prompt
+	{ref{4995, 13}, 2305, false},  // WebSearchPlugin.user_location
+	{ref{1441, 6}, 2306, false},   // WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // WebSearchServerTool.filters
-	{ref{4940, 11}, 2305, false},  // WebSearchServerTool.max_results
-	{ref{4968, 8}, 2306, false},   // WebSearchServerTool.max_uses
-	{ref{2196, 4}, 2307, false},   // WebSearchServerTool.mode
-	{ref{4976, 19}, 2309, false},  // WebSearchServerTool.search_context_size
-	{ref{30, 4}, 2311, true},      // WebSearchServerTool.type
+	{ref{4940, 11}, 2308, false},  // WebSearchServerTool.max_results
+	{ref{4968, 8}, 2309, false},   // WebSearchServerTool.max_uses
+	{ref{2196, 4}, 2310, false},   // WebSearchServerTool.mode
+	{ref{4976, 19}, 2312, false},  // WebSearchServerTool.search_context_size
+	{ref{30, 4}, 2314, true},      // WebSearchServerTool.type
 	{ref{4995, 13}, 451, false},   // WebSearchServerTool.user_location
-	{ref{4895, 15}, 2312, false},  // WebSearchServerToolConfig.allowed_domains
-	{ref{1441, 6}, 2314, false},   // WebSearchServerToolConfig.engine
-	{ref{4910, 16}, 2316, false},  // WebSearchServerToolConfig.excluded_domains
-	{ref{4926, 14}, 2318, false},  // WebSearchServerToolConfig.max_characters
-	{ref{4940, 11}, 2319, false},  // WebSearchServerToolConfig.max_results
-	{ref{4951, 17}, 2320, false},  // WebSearchServerToolConfig.max_total_results
-	{ref{4968, 8}, 2321, false},   // WebSearchServerToolConfig.max_uses
-	{ref{2196, 4}, 2322, false},   // WebSearchServerToolConfig.mode
-	{ref{4976, 19}, 2324, false},  // WebSearchServerToolConfig.search_context_size
-	{ref{4995, 13}, 2326, false},  // WebSearchServerToolConfig.user_location
-	{ref{94, 10}, 2328, false},    // WebSearchServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2330, true},      // WebSearchServerTool_OpenRouter.type
-	{ref{30, 4}, 2331, true},      // WebSearchSource.type
-	{ref{3374, 3}, 2332, true},    // WebSearchSource.url
-	{ref{12256, 4}, 2333, false},  // WebSearchUserLocation.city
-	{ref{12260, 7}, 2334, false},  // WebSearchUserLocation.country
-	{ref{10130, 6}, 2335, false},  // WebSearchUserLocation.region
-	{ref{6061, 8}, 2336, false},   // WebSearchUserLocation.timezone
-	{ref{30, 4}, 2337, false},     // WebSearchUserLocation.type
-	{ref{12256, 4}, 2338, false},  // WebSearchUserLocationServerTool.city
-	{ref{12260, 7}, 2339, false},  // WebSearchUserLocationServerTool.country
-	{ref{10130, 6}, 2340, false},  // WebSearchUserLocationServerTool.region
-	{ref{6061, 8}, 2341, false},   // WebSearchUserLocationServerTool.timezone
-	{ref{30, 4}, 2342, false},     // WebSearchUserLocationServerTool.type
+	{ref{4895, 15}, 2315, false},  // WebSearchServerToolConfig.allowed_domains
+	{ref{1441, 6}, 2317, false},   // WebSearchServerToolConfig.engine
+	{ref{4910, 16}, 2319, false},  // WebSearchServerToolConfig.excluded_domains
+	{ref{4926, 14}, 2321, false},  // WebSearchServerToolConfig.max_characters
+	{ref{4940, 11}, 2322, false},  // WebSearchServerToolConfig.max_results
+	{ref{4951, 17}, 2323, false},  // WebSearchServerToolConfig.max_total_results
+	{ref{4968, 8}, 2324, false},   // WebSearchServerToolConfig.max_uses
+	{ref{2196, 4}, 2325, false},   // WebSearchServerToolConfig.mode
+	{ref{4976, 19}, 2327, false},  // WebSearchServerToolConfig.search_context_size
+	{ref{4995, 13}, 2329, false},  // WebSearchServerToolConfig.user_location
+	{ref{94, 10}, 2331, false},    // WebSearchServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2333, true},      // WebSearchServerTool_OpenRouter.type
+	{ref{30, 4}, 2334, true},      // WebSearchSource.type
+	{ref{3374, 3}, 2335, true},    // WebSearchSource.url
+	{ref{12256, 4}, 2336, false},  // WebSearchUserLocation.city
+	{ref{12260, 7}, 2337, false},  // WebSearchUserLocation.country
+	{ref{10130, 6}, 2338, false},  // WebSearchUserLocation.region
+	{ref{6061, 8}, 2339, false},   // WebSearchUserLocation.timezone
+	{ref{30, 4}, 2340, false},     // WebSearchUserLocation.type
+	{ref{12256, 4}, 2341, false},  // WebSearchUserLocationServerTool.city
+	{ref{12260, 7}, 2342, false},  // WebSearchUserLocationServerTool.country
+	{ref{10130, 6}, 2343, false},  // WebSearchUserLocationServerTool.region
+	{ref{6061, 8}, 2344, false},   // WebSearchUserLocationServerTool.timezone
+	{ref{30, 4}, 2345, false},     // WebSearchUserLocationServerTool.type
 	{ref{19816, 10}, 480, true},   // AgentMessageItem/properties/agent.agent_name
 	{ref{446, 9}, 731, true},      // ChatAssistantImages/items.image_url
 	{ref{3374, 3}, 732, true},     // ChatAssistantImages/items/properties/image_url.url
@@ -4651,113 +4657,113 @@ var openRouterProps = [...]prop{
 	{ref{90, 4}, 815, true},       // ChatNamedToolChoice/properties/function.name
 	{ref{159, 6}, 842, false},     // ChatRequest/properties/reasoning.effort
 	{ref{2200, 7}, 88, false},     // ChatRequest/properties/reasoning.summary
-	{ref{1694, 4}, 891, true},     // ChatStreamChunk/properties/error.code
-	{ref{1698, 7}, 892, true},     // ChatStreamChunk/properties/error.message
-	{ref{1705, 8}, 893, false},    // ChatStreamChunk/properties/error.metadata
-	{ref{10040, 10}, 894, true},   // ChatStreamChunk/properties/error/properties/metadata.error_type
-	{ref{37788, 13}, 896, false},  // ChatStreamChunk/properties/error/properties/metadata.provider_code
-	{ref{1983, 9}, 918, false},    // ChatStreamToolCall/properties/function.arguments
-	{ref{90, 4}, 919, false},      // ChatStreamToolCall/properties/function.name
-	{ref{4628, 5}, 937, true},     // ChatTokenLogprob/properties/top_logprobs/items.bytes
-	{ref{4633, 7}, 939, true},     // ChatTokenLogprob/properties/top_logprobs/items.logprob
-	{ref{4640, 5}, 940, true},     // ChatTokenLogprob/properties/top_logprobs/items.token
-	{ref{1983, 9}, 944, true},     // ChatToolCall/properties/function.arguments
-	{ref{90, 4}, 945, true},       // ChatToolCall/properties/function.name
-	{ref{40508, 26}, 958, false},  // ChatUsage/properties/completion_tokens_details.accepted_prediction_tokens
-	{ref{40534, 12}, 959, false},  // ChatUsage/properties/completion_tokens_details.audio_tokens
-	{ref{40546, 16}, 960, false},  // ChatUsage/properties/completion_tokens_details.reasoning_tokens
-	{ref{40562, 26}, 961, false},  // ChatUsage/properties/completion_tokens_details.rejected_prediction_tokens
-	{ref{40534, 12}, 966, false},  // ChatUsage/properties/prompt_tokens_details.audio_tokens
-	{ref{41029, 18}, 967, false},  // ChatUsage/properties/prompt_tokens_details.cache_write_tokens
-	{ref{41047, 13}, 968, false},  // ChatUsage/properties/prompt_tokens_details.cached_tokens
-	{ref{41060, 12}, 969, false},  // ChatUsage/properties/prompt_tokens_details.video_tokens
-	{ref{45050, 8}, 1042, false},  // CodeInterpreterServerTool/properties/container/anyOf/1.file_ids
-	{ref{45058, 12}, 1044, false}, // CodeInterpreterServerTool/properties/container/anyOf/1.memory_limit
-	{ref{30, 4}, 1045, true},      // CodeInterpreterServerTool/properties/container/anyOf/1.type
-	{ref{3393, 18}, 1111, false},  // DebugEvent/properties/debug.echo_upstream_body
-	{ref{48097, 7}, 1112, false},  // DebugEvent/properties/debug.timings
-	{ref{48207, 8}, 1113, true},   // DebugEvent/properties/debug/properties/timings.epoch_ms
-	{ref{48215, 5}, 1114, true},   // DebugEvent/properties/debug/properties/timings.event
-	{ref{48220, 8}, 1115, true},   // DebugEvent/properties/debug/properties/timings.start_ms
-	{ref{50103, 6}, 1158, false},  // FileSearchServerTool/properties/ranking_options.ranker
-	{ref{50109, 15}, 1159, false}, // FileSearchServerTool/properties/ranking_options.score_threshold
-	{ref{30, 4}, 1200, true},      // OpenAIResponseFunctionToolCall/properties/subagent_items/items.type
-	{ref{53011, 7}, 1218, true},   // FusionAnalysisResult/properties/contradictions/items.stances
-	{ref{53018, 5}, 1222, true},   // FusionAnalysisResult/properties/contradictions/items.topic
-	{ref{249, 5}, 1220, true},     // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.model
-	{ref{53171, 6}, 1221, true},   // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.stance
-	{ref{4207, 6}, 1225, true},    // FusionAnalysisResult/properties/partial_coverage/items.models
-	{ref{53537, 5}, 1227, true},   // FusionAnalysisResult/properties/partial_coverage/items.point
-	{ref{53863, 7}, 1230, true},   // FusionAnalysisResult/properties/unique_insights/items.insight
-	{ref{249, 5}, 1231, true},     // FusionAnalysisResult/properties/unique_insights/items.model
-	{ref{94, 10}, 1291, false},    // FusionPlugin/properties/tools/items.parameters
-	{ref{30, 4}, 1292, true},      // FusionPlugin/properties/tools/items.type
-	{ref{159, 6}, 1301, false},    // FusionServerToolConfig/properties/reasoning.effort
-	{ref{165, 10}, 1302, false},   // FusionServerToolConfig/properties/reasoning.max_tokens
-	{ref{94, 10}, 1306, false},    // FusionServerToolConfig/properties/tools/items.parameters
-	{ref{30, 4}, 1307, true},      // FusionServerToolConfig/properties/tools/items.type
-	{ref{6338, 7}, 1334, false},   // ImageGenerationServerTool/properties/input_image_mask.file_id
-	{ref{446, 9}, 1335, false},    // ImageGenerationServerTool/properties/input_image_mask.image_url
-	{ref{3093, 4}, 1358, true},    // InputAudio/properties/input_audio.data
-	{ref{5806, 6}, 1359, true},    // InputAudio/properties/input_audio.format
-	{ref{30, 4}, 1394, true},      // InputsFunctionCall/properties/subagent_items/items.type
-	{ref{10306, 7}, 1443, true},   // LocalShellCallItem/properties/action.command
-	{ref{63552, 3}, 1445, true},   // LocalShellCallItem/properties/action.env
-	{ref{63555, 10}, 1446, false}, // LocalShellCallItem/properties/action.timeout_ms
-	{ref{30, 4}, 1447, true},      // LocalShellCallItem/properties/action.type
-	{ref{2752, 4}, 1448, false},   // LocalShellCallItem/properties/action.user
-	{ref{63565, 17}, 1449, false}, // LocalShellCallItem/properties/action.working_directory
-	{ref{3012, 11}, 1482, false},  // McpListToolsItem/properties/tools/items.annotations
-	{ref{79, 11}, 1483, false},    // McpListToolsItem/properties/tools/items.description
-	{ref{65167, 12}, 1484, true},  // McpListToolsItem/properties/tools/items.input_schema
-	{ref{90, 4}, 1485, true},      // McpListToolsItem/properties/tools/items.name
-	{ref{65635, 9}, 1491, false},  // McpServerTool/properties/allowed_tools/anyOf/1.read_only
-	{ref{65644, 10}, 1492, false}, // McpServerTool/properties/allowed_tools/anyOf/1.tool_names
-	{ref{66274, 6}, 1501, false},  // McpServerTool/properties/require_approval/anyOf/1.always
-	{ref{66280, 5}, 1504, false},  // McpServerTool/properties/require_approval/anyOf/1.never
-	{ref{65644, 10}, 1502, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/always.tool_names
-	{ref{65644, 10}, 1505, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/never.tool_names
-	{ref{41029, 18}, 1564, false}, // OpenAIResponsesUsage/properties/input_tokens_details.cache_write_tokens
-	{ref{41047, 13}, 1565, true},  // OpenAIResponsesUsage/properties/input_tokens_details.cached_tokens
-	{ref{40546, 16}, 1568, true},  // OpenAIResponsesUsage/properties/output_tokens_details.reasoning_tokens
-	{ref{1694, 4}, 1672, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.code
-	{ref{19, 2}, 1673, true},      // OutputComputerCallItem/properties/pending_safety_checks/items.id
-	{ref{1698, 7}, 1674, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.message
-	{ref{30, 4}, 1722, true},      // OutputFunctionCallItem/allOf/1/properties/subagent_items/items.type
-	{ref{1636, 5}, 1728, true},    // OutputFusionServerToolItem/properties/failed_models/items.error
-	{ref{249, 5}, 1729, true},     // OutputFusionServerToolItem/properties/failed_models/items.model
-	{ref{7132, 11}, 1730, false},  // OutputFusionServerToolItem/properties/failed_models/items.status_code
-	{ref{335, 7}, 1735, false},    // OutputFusionServerToolItem/properties/responses/items.content
-	{ref{249, 5}, 1736, true},     // OutputFusionServerToolItem/properties/responses/items.model
-	{ref{81641, 8}, 1822, true},   // OutputShellCallItem/properties/action.commands
-	{ref{11414, 17}, 1824, true},  // OutputShellCallItem/properties/action.max_output_length
-	{ref{63555, 10}, 1825, true},  // OutputShellCallItem/properties/action.timeout_ms
-	{ref{81641, 8}, 1840, true},   // OutputShellServerToolItem/properties/action.commands
-	{ref{11414, 17}, 1842, false}, // OutputShellServerToolItem/properties/action.max_output_length
-	{ref{63555, 10}, 1843, false}, // OutputShellServerToolItem/properties/action.timeout_ms
-	{ref{11182, 5}, 1884, true},   // OutputWebSearchServerToolItem/properties/action.query
-	{ref{10717, 7}, 1885, false},  // OutputWebSearchServerToolItem/properties/action.sources
-	{ref{30, 4}, 1889, true},      // OutputWebSearchServerToolItem/properties/action.type
-	{ref{30, 4}, 1887, true},      // OutputWebSearchServerToolItem/properties/action/properties/sources/items.type
-	{ref{3374, 3}, 1888, true},    // OutputWebSearchServerToolItem/properties/action/properties/sources/items.url
-	{ref{3023, 5}, 1981, false},   // ProviderPreferences/properties/max_price.audio
-	{ref{89162, 10}, 1982, false}, // ProviderPreferences/properties/max_price.completion
-	{ref{11314, 5}, 1983, false},  // ProviderPreferences/properties/max_price.image
-	{ref{2633, 6}, 1984, false},   // ProviderPreferences/properties/max_price.prompt
-	{ref{89172, 7}, 1985, false},  // ProviderPreferences/properties/max_price.request
-	{ref{4628, 5}, 2037, true},    // ResponseOutputText/properties/logprobs/items.bytes
-	{ref{4633, 7}, 2039, true},    // ResponseOutputText/properties/logprobs/items.logprob
-	{ref{4640, 5}, 2040, true},    // ResponseOutputText/properties/logprobs/items.token
-	{ref{2720, 12}, 2041, true},   // ResponseOutputText/properties/logprobs/items.top_logprobs
-	{ref{4628, 5}, 2043, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.bytes
-	{ref{4633, 7}, 2045, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.logprob
-	{ref{4640, 5}, 2046, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.token
-	{ref{81641, 8}, 2119, true},   // ShellCallItem/properties/action.commands
-	{ref{11414, 17}, 2121, false}, // ShellCallItem/properties/action.max_output_length
-	{ref{63555, 10}, 2122, false}, // ShellCallItem/properties/action.timeout_ms
-	{ref{5731, 23}, 2245, false},  // Usage/allOf/1/properties/cost_details.upstream_inference_cost
-	{ref{101169, 29}, 2246, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_input_cost
-	{ref{101198, 30}, 2247, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_output_cost
+	{ref{1694, 4}, 892, true},     // ChatStreamChunk/properties/error.code
+	{ref{1698, 7}, 893, true},     // ChatStreamChunk/properties/error.message
+	{ref{1705, 8}, 894, false},    // ChatStreamChunk/properties/error.metadata
+	{ref{10040, 10}, 895, true},   // ChatStreamChunk/properties/error/properties/metadata.error_type
+	{ref{37818, 13}, 897, false},  // ChatStreamChunk/properties/error/properties/metadata.provider_code
+	{ref{1983, 9}, 920, false},    // ChatStreamToolCall/properties/function.arguments
+	{ref{90, 4}, 921, false},      // ChatStreamToolCall/properties/function.name
+	{ref{4628, 5}, 939, true},     // ChatTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{4633, 7}, 941, true},     // ChatTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{4640, 5}, 942, true},     // ChatTokenLogprob/properties/top_logprobs/items.token
+	{ref{1983, 9}, 946, true},     // ChatToolCall/properties/function.arguments
+	{ref{90, 4}, 947, true},       // ChatToolCall/properties/function.name
+	{ref{40602, 26}, 961, false},  // ChatUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{40628, 12}, 962, false},  // ChatUsage/properties/completion_tokens_details.audio_tokens
+	{ref{40640, 16}, 963, false},  // ChatUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{40656, 26}, 964, false},  // ChatUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{40628, 12}, 969, false},  // ChatUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{41123, 18}, 970, false},  // ChatUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{41141, 13}, 971, false},  // ChatUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{41154, 12}, 972, false},  // ChatUsage/properties/prompt_tokens_details.video_tokens
+	{ref{45144, 8}, 1045, false},  // CodeInterpreterServerTool/properties/container/anyOf/1.file_ids
+	{ref{45152, 12}, 1047, false}, // CodeInterpreterServerTool/properties/container/anyOf/1.memory_limit
+	{ref{30, 4}, 1048, true},      // CodeInterpreterServerTool/properties/container/anyOf/1.type
+	{ref{3393, 18}, 1114, false},  // DebugEvent/properties/debug.echo_upstream_body
+	{ref{48191, 7}, 1115, false},  // DebugEvent/properties/debug.timings
+	{ref{48301, 8}, 1116, true},   // DebugEvent/properties/debug/properties/timings.epoch_ms
+	{ref{48309, 5}, 1117, true},   // DebugEvent/properties/debug/properties/timings.event
+	{ref{48314, 8}, 1118, true},   // DebugEvent/properties/debug/properties/timings.start_ms
+	{ref{50197, 6}, 1161, false},  // FileSearchServerTool/properties/ranking_options.ranker
+	{ref{50203, 15}, 1162, false}, // FileSearchServerTool/properties/ranking_options.score_threshold
+	{ref{30, 4}, 1203, true},      // OpenAIResponseFunctionToolCall/properties/subagent_items/items.type
+	{ref{53105, 7}, 1221, true},   // FusionAnalysisResult/properties/contradictions/items.stances
+	{ref{53112, 5}, 1225, true},   // FusionAnalysisResult/properties/contradictions/items.topic
+	{ref{249, 5}, 1223, true},     // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.model
+	{ref{53265, 6}, 1224, true},   // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.stance
+	{ref{4207, 6}, 1228, true},    // FusionAnalysisResult/properties/partial_coverage/items.models
+	{ref{53631, 5}, 1230, true},   // FusionAnalysisResult/properties/partial_coverage/items.point
+	{ref{53957, 7}, 1233, true},   // FusionAnalysisResult/properties/unique_insights/items.insight
+	{ref{249, 5}, 1234, true},     // FusionAnalysisResult/properties/unique_insights/items.model
+	{ref{94, 10}, 1294, false},    // FusionPlugin/properties/tools/items.parameters
+	{ref{30, 4}, 1295, true},      // FusionPlugin/properties/tools/items.type
+	{ref{159, 6}, 1304, false},    // FusionServerToolConfig/properties/reasoning.effort
+	{ref{165, 10}, 1305, false},   // FusionServerToolConfig/properties/reasoning.max_tokens
+	{ref{94, 10}, 1309, false},    // FusionServerToolConfig/properties/tools/items.parameters
+	{ref{30, 4}, 1310, true},      // FusionServerToolConfig/properties/tools/items.type
+	{ref{6338, 7}, 1337, false},   // ImageGenerationServerTool/properties/input_image_mask.file_id
+	{ref{446, 9}, 1338, false},    // ImageGenerationServerTool/properties/input_image_mask.image_url
+	{ref{3093, 4}, 1361, true},    // InputAudio/properties/input_audio.data
+	{ref{5806, 6}, 1362, true},    // InputAudio/properties/input_audio.format
+	{ref{30, 4}, 1397, true},      // InputsFunctionCall/properties/subagent_items/items.type
+	{ref{10306, 7}, 1446, true},   // LocalShellCallItem/properties/action.command
+	{ref{63646, 3}, 1448, true},   // LocalShellCallItem/properties/action.env
+	{ref{63649, 10}, 1449, false}, // LocalShellCallItem/properties/action.timeout_ms
+	{ref{30, 4}, 1450, true},      // LocalShellCallItem/properties/action.type
+	{ref{2752, 4}, 1451, false},   // LocalShellCallItem/properties/action.user
+	{ref{63659, 17}, 1452, false}, // LocalShellCallItem/properties/action.working_directory
+	{ref{3012, 11}, 1485, false},  // McpListToolsItem/properties/tools/items.annotations
+	{ref{79, 11}, 1486, false},    // McpListToolsItem/properties/tools/items.description
+	{ref{65261, 12}, 1487, true},  // McpListToolsItem/properties/tools/items.input_schema
+	{ref{90, 4}, 1488, true},      // McpListToolsItem/properties/tools/items.name
+	{ref{65729, 9}, 1494, false},  // McpServerTool/properties/allowed_tools/anyOf/1.read_only
+	{ref{65738, 10}, 1495, false}, // McpServerTool/properties/allowed_tools/anyOf/1.tool_names
+	{ref{66368, 6}, 1504, false},  // McpServerTool/properties/require_approval/anyOf/1.always
+	{ref{66374, 5}, 1507, false},  // McpServerTool/properties/require_approval/anyOf/1.never
+	{ref{65738, 10}, 1505, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/always.tool_names
+	{ref{65738, 10}, 1508, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/never.tool_names
+	{ref{41123, 18}, 1567, false}, // OpenAIResponsesUsage/properties/input_tokens_details.cache_write_tokens
+	{ref{41141, 13}, 1568, true},  // OpenAIResponsesUsage/properties/input_tokens_details.cached_tokens
+	{ref{40640, 16}, 1571, true},  // OpenAIResponsesUsage/properties/output_tokens_details.reasoning_tokens
+	{ref{1694, 4}, 1675, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.code
+	{ref{19, 2}, 1676, true},      // OutputComputerCallItem/properties/pending_safety_checks/items.id
+	{ref{1698, 7}, 1677, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.message
+	{ref{30, 4}, 1725, true},      // OutputFunctionCallItem/allOf/1/properties/subagent_items/items.type
+	{ref{1636, 5}, 1731, true},    // OutputFusionServerToolItem/properties/failed_models/items.error
+	{ref{249, 5}, 1732, true},     // OutputFusionServerToolItem/properties/failed_models/items.model
+	{ref{7132, 11}, 1733, false},  // OutputFusionServerToolItem/properties/failed_models/items.status_code
+	{ref{335, 7}, 1738, false},    // OutputFusionServerToolItem/properties/responses/items.content
+	{ref{249, 5}, 1739, true},     // OutputFusionServerToolItem/properties/responses/items.model
+	{ref{81735, 8}, 1825, true},   // OutputShellCallItem/properties/action.commands
+	{ref{11414, 17}, 1827, true},  // OutputShellCallItem/properties/action.max_output_length
+	{ref{63649, 10}, 1828, true},  // OutputShellCallItem/properties/action.timeout_ms
+	{ref{81735, 8}, 1843, true},   // OutputShellServerToolItem/properties/action.commands
+	{ref{11414, 17}, 1845, false}, // OutputShellServerToolItem/properties/action.max_output_length
+	{ref{63649, 10}, 1846, false}, // OutputShellServerToolItem/properties/action.timeout_ms
+	{ref{11182, 5}, 1887, true},   // OutputWebSearchServerToolItem/properties/action.query
+	{ref{10717, 7}, 1888, false},  // OutputWebSearchServerToolItem/properties/action.sources
+	{ref{30, 4}, 1892, true},      // OutputWebSearchServerToolItem/properties/action.type
+	{ref{30, 4}, 1890, true},      // OutputWebSearchServerToolItem/properties/action/properties/sources/items.type
+	{ref{3374, 3}, 1891, true},    // OutputWebSearchServerToolItem/properties/action/properties/sources/items.url
+	{ref{3023, 5}, 1984, false},   // ProviderPreferences/properties/max_price.audio
+	{ref{89256, 10}, 1985, false}, // ProviderPreferences/properties/max_price.completion
+	{ref{11314, 5}, 1986, false},  // ProviderPreferences/properties/max_price.image
+	{ref{2633, 6}, 1987, false},   // ProviderPreferences/properties/max_price.prompt
+	{ref{89266, 7}, 1988, false},  // ProviderPreferences/properties/max_price.request
+	{ref{4628, 5}, 2040, true},    // ResponseOutputText/properties/logprobs/items.bytes
+	{ref{4633, 7}, 2042, true},    // ResponseOutputText/properties/logprobs/items.logprob
+	{ref{4640, 5}, 2043, true},    // ResponseOutputText/properties/logprobs/items.token
+	{ref{2720, 12}, 2044, true},   // ResponseOutputText/properties/logprobs/items.top_logprobs
+	{ref{4628, 5}, 2046, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.bytes
+	{ref{4633, 7}, 2048, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.logprob
+	{ref{4640, 5}, 2049, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.token
+	{ref{81735, 8}, 2122, true},   // ShellCallItem/properties/action.commands
+	{ref{11414, 17}, 2124, false}, // ShellCallItem/properties/action.max_output_length
+	{ref{63649, 10}, 2125, false}, // ShellCallItem/properties/action.timeout_ms
+	{ref{5731, 23}, 2248, false},  // Usage/allOf/1/properties/cost_details.upstream_inference_cost
+	{ref{101263, 29}, 2249, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_input_cost
+	{ref{101292, 30}, 2250, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_output_cost
 }
 
 var openRouterCases = [...]tagCase{
@@ -5027,10 +5033,10 @@ var openRouterCases = [...]tagCase{
 	{ref{11314, 5}, 116},  // "image"
 	{ref{5350, 4}, 117},   // "logs"
 	{ref{2567, 11}, 367},  // "output_text"
-	{ref{46244, 14}, 359}, // "reasoning_text"
+	{ref{46338, 14}, 359}, // "reasoning_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{2567, 11}, 367},  // "output_text"
-	{ref{46244, 14}, 359}, // "reasoning_text"
+	{ref{46338, 14}, 359}, // "reasoning_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{3498, 7}, 139},   // "grammar"
 	{ref{2252, 4}, 140},   // "text"
@@ -5042,14 +5048,14 @@ var openRouterCases = [...]tagCase{
 	{ref{19991, 11}, 146}, // "input_image"
 	{ref{20002, 10}, 204}, // "input_text"
 	{ref{3266, 11}, 205},  // "input_video"
-	{ref{45862, 3}, 122},  // "and"
-	{ref{49995, 2}, 158},  // "eq"
-	{ref{49997, 2}, 158},  // "gt"
-	{ref{49999, 3}, 158},  // "gte"
-	{ref{50002, 2}, 158},  // "lt"
-	{ref{50004, 3}, 158},  // "lte"
-	{ref{50007, 2}, 158},  // "ne"
-	{ref{45865, 2}, 122},  // "or"
+	{ref{45956, 3}, 122},  // "and"
+	{ref{50089, 2}, 158},  // "eq"
+	{ref{50091, 2}, 158},  // "gt"
+	{ref{50093, 3}, 158},  // "gte"
+	{ref{50096, 2}, 158},  // "lt"
+	{ref{50098, 3}, 158},  // "lte"
+	{ref{50101, 2}, 158},  // "ne"
+	{ref{45959, 2}, 122},  // "or"
 	{ref{25944, 10}, 200}, // "input_file"
 	{ref{19991, 11}, 171}, // "input_image"
 	{ref{20002, 10}, 204}, // "input_text"
@@ -5104,9 +5110,9 @@ var openRouterCases = [...]tagCase{
 	{ref{1698, 7}, 299},   // "message"
 	{ref{254, 9}, 291},    // "reasoning"
 	{ref{8306, 15}, 292},  // "web_search_call"
-	{ref{79725, 12}, 293}, // "find_in_page"
-	{ref{79737, 9}, 294},  // "open_page"
-	{ref{79746, 6}, 295},  // "search"
+	{ref{79819, 12}, 293}, // "find_in_page"
+	{ref{79831, 9}, 294},  // "open_page"
+	{ref{79840, 6}, 295},  // "search"
 	{ref{2567, 11}, 367},  // "output_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{22925, 16}, 26},  // "auto-beta-router"
@@ -5147,7 +5153,7 @@ var openRouterCases = [...]tagCase{
 	{ref{3854, 21}, 446},  // "web_search_2025_08_26"
 	{ref{3875, 18}, 329},  // "web_search_preview"
 	{ref{3893, 29}, 328},  // "web_search_preview_2025_03_11"
-	{ref{96118, 4}, 386},  // "exit"
+	{ref{96212, 4}, 386},  // "exit"
 	{ref{973, 7}, 387},    // "timeout"
 }
 
@@ -5565,14 +5571,14 @@ var openRouterValues = [...]ref{
 	ref{13852, 6},  // "medium"
 	ref{36959, 15}, // "chat.completion"
 	ref{3686, 38},  // "openrouter:experimental__search_models"
-	ref{38128, 21}, // "chat.completion.chunk"
+	ref{38158, 21}, // "chat.completion.chunk"
 	ref{4017, 9},   // "assistant"
 	ref{3626, 8},   // "function"
 	ref{4035, 6},   // "system"
 	ref{3626, 8},   // "function"
 	ref{1375, 4},   // "auto"
 	ref{13865, 4},  // "none"
-	ref{40164, 8},  // "required"
+	ref{40258, 8},  // "required"
 	ref{4041, 4},   // "tool"
 	ref{2752, 4},   // "user"
 	ref{3844, 10},  // "web_search"
@@ -5588,27 +5594,27 @@ var openRouterValues = [...]ref{
 	ref{6299, 6},   // "failed"
 	ref{1282, 11},  // "in_progress"
 	ref{6305, 10},  // "incomplete"
-	ref{44226, 12}, // "interpreting"
+	ref{44320, 12}, // "interpreting"
 	ref{7901, 21},  // "code_interpreter_call"
 	ref{3230, 4},   // "file"
 	ref{11314, 5},  // "image"
 	ref{5350, 4},   // "logs"
-	ref{45302, 3},  // "16g"
-	ref{45305, 2},  // "1g"
-	ref{45307, 2},  // "4g"
-	ref{45309, 3},  // "64g"
+	ref{45396, 3},  // "16g"
+	ref{45399, 2},  // "1g"
+	ref{45401, 2},  // "4g"
+	ref{45403, 3},  // "64g"
 	ref{1375, 4},   // "auto"
 	ref{18749, 16}, // "code_interpreter"
 	ref{18818, 11}, // "local_shell"
 	ref{7922, 10},  // "compaction"
 	ref{15985, 18}, // "response.completed"
-	ref{45862, 3},  // "and"
-	ref{45865, 2},  // "or"
-	ref{46004, 7},  // "browser"
-	ref{46011, 5},  // "linux"
-	ref{46016, 3},  // "mac"
-	ref{46019, 6},  // "ubuntu"
-	ref{46025, 7},  // "windows"
+	ref{45956, 3},  // "and"
+	ref{45959, 2},  // "or"
+	ref{46098, 7},  // "browser"
+	ref{46105, 5},  // "linux"
+	ref{46110, 3},  // "mac"
+	ref{46113, 6},  // "ubuntu"
+	ref{46119, 7},  // "windows"
 	ref{18765, 20}, // "computer_use_preview"
 	ref{2940, 14},  // "container_auto"
 	ref{2954, 19},  // "container_reference"
@@ -5618,15 +5624,15 @@ var openRouterValues = [...]ref{
 	ref{18785, 6},  // "custom"
 	ref{2055, 16},  // "custom_tool_call"
 	ref{2071, 23},  // "custom_tool_call_output"
-	ref{47820, 4},  // "lark"
-	ref{47824, 5},  // "regex"
+	ref{47914, 4},  // "lark"
+	ref{47918, 5},  // "regex"
 	ref{3498, 7},   // "grammar"
 	ref{2252, 4},   // "text"
 	ref{3667, 19},  // "openrouter:datetime"
-	ref{48357, 15}, // "adapter_request"
-	ref{48372, 20}, // "first_token_received"
-	ref{48392, 19}, // "upstream_body_ended"
-	ref{48411, 25}, // "upstream_headers_received"
+	ref{48451, 15}, // "adapter_request"
+	ref{48466, 20}, // "first_token_received"
+	ref{48486, 19}, // "upstream_body_ended"
+	ref{48505, 25}, // "upstream_headers_received"
 	ref{16145, 14}, // "response.debug"
 	ref{26105, 10}, // "commentary"
 	ref{26115, 12}, // "final_answer"
@@ -5640,14 +5646,14 @@ var openRouterValues = [...]ref{
 	ref{35717, 11}, // "file-parser"
 	ref{9110, 9},   // "file_path"
 	ref{1375, 4},   // "auto"
-	ref{50189, 18}, // "default-2024-11-15"
+	ref{50283, 18}, // "default-2024-11-15"
 	ref{18791, 11}, // "file_search"
-	ref{49995, 2},  // "eq"
-	ref{49997, 2},  // "gt"
-	ref{49999, 3},  // "gte"
-	ref{50002, 2},  // "lt"
-	ref{50004, 3},  // "lte"
-	ref{50007, 2},  // "ne"
+	ref{50089, 2},  // "eq"
+	ref{50091, 2},  // "gt"
+	ref{50093, 3},  // "gte"
+	ref{50096, 2},  // "lt"
+	ref{50098, 3},  // "lte"
+	ref{50101, 2},  // "ne"
 	ref{3724, 16},  // "openrouter:files"
 	ref{6621, 11},  // "json_object"
 	ref{3557, 11},  // "json_schema"
@@ -5664,9 +5670,9 @@ var openRouterValues = [...]ref{
 	ref{16491, 33}, // "response.fusion_call.panel.failed"
 	ref{16524, 42}, // "response.fusion_call.panel.reasoning.delta"
 	ref{14783, 6},  // "fusion"
-	ref{56719, 14}, // "general-budget"
-	ref{56733, 12}, // "general-fast"
-	ref{56745, 12}, // "general-high"
+	ref{56813, 14}, // "general-budget"
+	ref{56827, 12}, // "general-fast"
+	ref{56839, 12}, // "general-high"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
 	ref{13849, 3},  // "max"
@@ -5680,15 +5686,15 @@ var openRouterValues = [...]ref{
 	ref{16647, 42}, // "response.image_generation_call.in_progress"
 	ref{16689, 44}, // "response.image_generation_call.partial_image"
 	ref{1375, 4},   // "auto"
-	ref{59033, 6},  // "opaque"
-	ref{59039, 11}, // "transparent"
+	ref{59127, 6},  // "opaque"
+	ref{59133, 11}, // "transparent"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
 	ref{1375, 4},   // "auto"
 	ref{13846, 3},  // "low"
-	ref{59494, 4},  // "jpeg"
-	ref{59498, 3},  // "png"
-	ref{59501, 4},  // "webp"
+	ref{59588, 4},  // "jpeg"
+	ref{59592, 3},  // "png"
+	ref{59595, 4},  // "webp"
 	ref{1375, 4},   // "auto"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
@@ -5699,8 +5705,8 @@ var openRouterValues = [...]ref{
 	ref{3451, 14},  // "content_filter"
 	ref{2530, 17},  // "max_output_tokens"
 	ref{16753, 19}, // "response.incomplete"
-	ref{60376, 3},  // "mp3"
-	ref{60379, 3},  // "wav"
+	ref{60470, 3},  // "mp3"
+	ref{60473, 3},  // "wav"
 	ref{3181, 11},  // "input_audio"
 	ref{25944, 10}, // "input_file"
 	ref{4026, 9},   // "developer"
@@ -5728,27 +5734,27 @@ var openRouterValues = [...]ref{
 	ref{7979, 14},  // "item_reference"
 	ref{3266, 11},  // "input_video"
 	ref{3844, 10},  // "web_search"
-	ref{63859, 4},  // "exec"
+	ref{63953, 4},  // "exec"
 	ref{7993, 16},  // "local_shell_call"
 	ref{8009, 23},  // "local_shell_call_output"
 	ref{8032, 20},  // "mcp_approval_request"
 	ref{8052, 21},  // "mcp_approval_response"
 	ref{8073, 8},   // "mcp_call"
 	ref{8081, 14},  // "mcp_list_tools"
-	ref{65984, 17}, // "connector_dropbox"
-	ref{66001, 15}, // "connector_gmail"
-	ref{66016, 24}, // "connector_googlecalendar"
-	ref{66040, 21}, // "connector_googledrive"
-	ref{66061, 24}, // "connector_microsoftteams"
-	ref{66085, 25}, // "connector_outlookcalendar"
-	ref{66110, 22}, // "connector_outlookemail"
-	ref{66132, 20}, // "connector_sharepoint"
-	ref{66274, 6},  // "always"
-	ref{66280, 5},  // "never"
+	ref{66078, 17}, // "connector_dropbox"
+	ref{66095, 15}, // "connector_gmail"
+	ref{66110, 24}, // "connector_googlecalendar"
+	ref{66134, 21}, // "connector_googledrive"
+	ref{66155, 24}, // "connector_microsoftteams"
+	ref{66179, 25}, // "connector_outlookcalendar"
+	ref{66204, 22}, // "connector_outlookemail"
+	ref{66226, 20}, // "connector_sharepoint"
+	ref{66368, 6},  // "always"
+	ref{66374, 5},  // "never"
 	ref{18829, 3},  // "mcp"
 	ref{7487, 10},  // "moderation"
 	ref{14773, 6},  // "direct"
-	ref{67158, 12}, // "programmatic"
+	ref{67252, 12}, // "programmatic"
 	ref{3626, 8},   // "function"
 	ref{5887, 9},   // "namespace"
 	ref{4026, 9},   // "developer"
@@ -5759,7 +5765,7 @@ var openRouterValues = [...]ref{
 	ref{17157, 34}, // "response.web_search_call.completed"
 	ref{1375, 4},   // "auto"
 	ref{13865, 4},  // "none"
-	ref{40164, 8},  // "required"
+	ref{40258, 8},  // "required"
 	ref{18738, 11}, // "apply_patch"
 	ref{3626, 8},   // "function"
 	ref{18832, 5},  // "shell"
@@ -5798,13 +5804,13 @@ var openRouterValues = [...]ref{
 	ref{16798, 25}, // "response.output_item.done"
 	ref{254, 9},    // "reasoning"
 	ref{8306, 15},  // "web_search_call"
-	ref{79725, 12}, // "find_in_page"
-	ref{79737, 9},  // "open_page"
-	ref{79746, 6},  // "search"
+	ref{79819, 12}, // "find_in_page"
+	ref{79831, 9},  // "open_page"
+	ref{79840, 6},  // "search"
 	ref{8188, 14},  // "openrouter:mcp"
-	ref{80760, 6},  // "delete"
-	ref{80766, 4},  // "read"
-	ref{80770, 5},  // "write"
+	ref{80854, 6},  // "delete"
+	ref{80860, 4},  // "read"
+	ref{80864, 5},  // "write"
 	ref{8202, 17},  // "openrouter:memory"
 	ref{26105, 10}, // "commentary"
 	ref{26115, 12}, // "final_answer"
@@ -5815,28 +5821,28 @@ var openRouterValues = [...]ref{
 	ref{8289, 17},  // "shell_call_output"
 	ref{8219, 16},  // "openrouter:shell"
 	ref{3784, 19},  // "openrouter:subagent"
-	ref{83677, 6},  // "create"
-	ref{83683, 6},  // "insert"
-	ref{83689, 11}, // "str_replace"
-	ref{83700, 4},  // "view"
+	ref{83771, 6},  // "create"
+	ref{83777, 6},  // "insert"
+	ref{83783, 11}, // "str_replace"
+	ref{83794, 4},  // "view"
 	ref{8235, 22},  // "openrouter:text_editor"
 	ref{8257, 22},  // "openrouter:tool_search"
 	ref{3803, 20},  // "openrouter:web_fetch"
 	ref{3374, 3},   // "url"
-	ref{79746, 6},  // "search"
+	ref{79840, 6},  // "search"
 	ref{3823, 21},  // "openrouter:web_search"
 	ref{35728, 13}, // "pareto-router"
 	ref{2633, 6},   // "prompt"
-	ref{85554, 12}, // "weighted_avg"
+	ref{85648, 12}, // "weighted_avg"
 	ref{335, 7},    // "content"
 	ref{2252, 4},   // "text"
 	ref{3893, 29},  // "web_search_preview_2025_03_11"
 	ref{3875, 18},  // "web_search_preview"
-	ref{88407, 11}, // "approximate"
-	ref{88455, 8},  // "explicit"
-	ref{88455, 8},  // "explicit"
-	ref{88978, 5},  // "allow"
-	ref{88983, 4},  // "deny"
+	ref{88501, 11}, // "approximate"
+	ref{88549, 8},  // "explicit"
+	ref{88549, 8},  // "explicit"
+	ref{89072, 5},  // "allow"
+	ref{89077, 4},  // "deny"
 	ref{13419, 6},  // "exacto"
 	ref{13425, 7},  // "latency"
 	ref{13432, 5},  // "price"
@@ -5847,30 +5853,30 @@ var openRouterValues = [...]ref{
 	ref{13752, 26}, // "reasoning.server_tool_call"
 	ref{13778, 17}, // "reasoning.summary"
 	ref{13795, 14}, // "reasoning.text"
-	ref{90953, 12}, // "summary_text"
-	ref{46244, 14}, // "reasoning_text"
+	ref{91047, 12}, // "summary_text"
+	ref{46338, 14}, // "reasoning_text"
 	ref{35741, 16}, // "response-healing"
 	ref{2567, 11},  // "output_text"
-	ref{92432, 10}, // "bio_policy"
-	ref{92442, 23}, // "data_residency_mismatch"
-	ref{92465, 16}, // "empty_image_file"
-	ref{92481, 24}, // "failed_to_download_image"
-	ref{92505, 30}, // "image_content_policy_violation"
-	ref{92535, 20}, // "image_file_not_found"
-	ref{92555, 20}, // "image_file_too_large"
-	ref{92575, 17}, // "image_parse_error"
+	ref{92526, 10}, // "bio_policy"
+	ref{92536, 23}, // "data_residency_mismatch"
+	ref{92559, 16}, // "empty_image_file"
+	ref{92575, 24}, // "failed_to_download_image"
+	ref{92599, 30}, // "image_content_policy_violation"
+	ref{92629, 20}, // "image_file_not_found"
+	ref{92649, 20}, // "image_file_too_large"
+	ref{92669, 17}, // "image_parse_error"
 	ref{718, 15},   // "image_too_large"
 	ref{733, 15},   // "image_too_small"
-	ref{92592, 20}, // "invalid_base64_image"
+	ref{92686, 20}, // "invalid_base64_image"
 	ref{748, 13},   // "invalid_image"
-	ref{92612, 20}, // "invalid_image_format"
-	ref{92632, 18}, // "invalid_image_mode"
-	ref{92650, 17}, // "invalid_image_url"
+	ref{92706, 20}, // "invalid_image_format"
+	ref{92726, 18}, // "invalid_image_mode"
+	ref{92744, 17}, // "invalid_image_url"
 	ref{761, 14},   // "invalid_prompt"
 	ref{926, 19},   // "rate_limit_exceeded"
-	ref{92667, 12}, // "server_error"
-	ref{92679, 28}, // "unsupported_image_media_type"
-	ref{92707, 20}, // "vector_store_timeout"
+	ref{92761, 12}, // "server_error"
+	ref{92773, 28}, // "unsupported_image_media_type"
+	ref{92801, 20}, // "vector_store_timeout"
 	ref{1375, 4},   // "auto"
 	ref{15014, 7},  // "default"
 	ref{18334, 4},  // "fast"
@@ -5879,7 +5885,7 @@ var openRouterValues = [...]ref{
 	ref{15033, 5},  // "scale"
 	ref{3686, 38},  // "openrouter:experimental__search_models"
 	ref{8279, 10},  // "shell_call"
-	ref{96118, 4},  // "exit"
+	ref{96212, 4},  // "exit"
 	ref{973, 7},    // "timeout"
 	ref{8289, 17},  // "shell_call_output"
 	ref{18832, 5},  // "shell"
@@ -5906,7 +5912,7 @@ var openRouterValues = [...]ref{
 	ref{13852, 6},  // "medium"
 	ref{13869, 5},  // "xhigh"
 	ref{1375, 4},   // "auto"
-	ref{40164, 8},  // "required"
+	ref{40258, 8},  // "required"
 	ref{8676, 13},  // "allowed_tools"
 	ref{8257, 22},  // "openrouter:tool_search"
 	ref{3993, 12},  // "url_citation"
@@ -5916,38 +5922,38 @@ var openRouterValues = [...]ref{
 	ref{3854, 21},  // "web_search_2025_08_26"
 	ref{3823, 21},  // "openrouter:web_search"
 	ref{3374, 3},   // "url"
-	ref{88407, 11}, // "approximate"
-	ref{88407, 11}, // "approximate"
+	ref{88501, 11}, // "approximate"
+	ref{88501, 11}, // "approximate"
 }
 
 var openRouterInts = [...]int32{
-	608, 609, 610, 948, 949, 1375, 1376, 1555, 1556, 1938, 320, 1939, 1940, 321, 1941, 3,
+	608, 609, 610, 951, 952, 1378, 1379, 1558, 1559, 1941, 320, 1942, 1943, 321, 1944, 3,
 	473, 4, 477, 237, 493, 11, 501, 14, 506, 18, 508, 21, 532, 23, 534, 29,
 	557, 31, 564, 612, 613, 615, 618, 619, 355, 638, 355, 645, 248, 692, 415, 696,
 	250, 698, 256, 704, 57, 722, 58, 725, 59, 727, 375, 729, 62, 735, 737, 738,
 	739, 60, 741, 87, 747, 61, 757, 65, 773, 71, 778, 782, 783, 784, 82, 791,
 	65, 796, 10, 818, 72, 820, 226, 833, 85, 835, 850, 851, 853, 395, 855, 104,
-	859, 425, 866, 264, 875, 106, 879, 377, 881, 95, 885, 12, 895, 264, 901, 106,
-	905, 62, 97, 912, 94, 924, 926, 927, 928, 951, 952, 953, 972, 973, 974, 443,
-	980, 444, 988, 440, 990, 379, 992, 452, 995, 1040, 1041, 1046, 52, 1053, 129, 1073,
-	52, 1079, 421, 1093, 1097, 1098, 1100, 142, 1107, 1119, 1121, 1122, 148, 1127, 52, 1139,
-	314, 1149, 1154, 1155, 1166, 1167, 1168, 1169, 1173, 1171, 1172, 162, 1177, 421, 1196, 1205,
-	1206, 1208, 421, 1210, 173, 1233, 10, 1296, 184, 1309, 193, 1346, 52, 1349, 52, 1354,
-	421, 1383, 1397, 1398, 1400, 1403, 1404, 1408, 1409, 1413, 1414, 1417, 1418, 213, 1421, 216,
-	1431, 443, 1434, 444, 1438, 376, 1440, 421, 1453, 421, 1458, 1488, 1490, 1494, 1499, 1500,
-	1507, 231, 1528, 1535, 1536, 1538, 1540, 1541, 1543, 262, 1579, 262, 1581, 12, 1588, 264,
-	1590, 248, 1594, 418, 1596, 250, 1598, 150, 1606, 373, 1609, 374, 1614, 440, 1617, 152,
-	1626, 14, 1631, 18, 1633, 14, 1638, 421, 1640, 421, 1648, 421, 1656, 421, 1663, 421,
-	1686, 450, 1693, 421, 1699, 421, 1710, 173, 1724, 421, 1739, 195, 1744, 421, 1754, 450,
-	1782, 421, 1797, 421, 1804, 421, 1819, 389, 1830, 389, 1837, 421, 1849, 152, 1859, 421,
-	1867, 421, 1872, 421, 1879, 421, 1892, 313, 1895, 317, 1902, 319, 1909, 323, 1930, 1932,
-	1933, 1934, 443, 1943, 444, 1947, 376, 1949, 443, 1952, 444, 1956, 376, 1958, 335, 1969,
-	337, 338, 1993, 364, 2026, 10, 2053, 72, 2055, 206, 2060, 395, 2079, 418, 2084, 250,
-	2086, 425, 2093, 403, 2097, 377, 2106, 383, 2112, 421, 2128, 421, 2141, 392, 2145, 393,
-	2147, 375, 2149, 391, 2151, 262, 2166, 262, 2168, 262, 2170, 296, 2172, 296, 2174, 412,
-	2189, 413, 2193, 166, 2196, 166, 2201, 420, 2204, 424, 2215, 429, 2230, 431, 2237, 436,
-	2257, 433, 2264, 443, 2270, 444, 2278, 379, 2280, 452, 2282, 442, 2291, 444, 2300, 451,
-	443, 2304, 444, 2308, 376, 2310, 443, 2315, 444, 2323, 379, 2325, 452, 2327, 447, 2329,
+	859, 425, 866, 264, 875, 106, 880, 377, 882, 95, 886, 12, 896, 264, 902, 106,
+	907, 62, 97, 914, 94, 926, 928, 929, 930, 954, 955, 956, 975, 976, 977, 443,
+	983, 444, 991, 440, 993, 379, 995, 452, 998, 1043, 1044, 1049, 52, 1056, 129, 1076,
+	52, 1082, 421, 1096, 1100, 1101, 1103, 142, 1110, 1122, 1124, 1125, 148, 1130, 52, 1142,
+	314, 1152, 1157, 1158, 1169, 1170, 1171, 1172, 1176, 1174, 1175, 162, 1180, 421, 1199, 1208,
+	1209, 1211, 421, 1213, 173, 1236, 10, 1299, 184, 1312, 193, 1349, 52, 1352, 52, 1357,
+	421, 1386, 1400, 1401, 1403, 1406, 1407, 1411, 1412, 1416, 1417, 1420, 1421, 213, 1424, 216,
+	1434, 443, 1437, 444, 1441, 376, 1443, 421, 1456, 421, 1461, 1491, 1493, 1497, 1502, 1503,
+	1510, 231, 1531, 1538, 1539, 1541, 1543, 1544, 1546, 262, 1582, 262, 1584, 12, 1591, 264,
+	1593, 248, 1597, 418, 1599, 250, 1601, 150, 1609, 373, 1612, 374, 1617, 440, 1620, 152,
+	1629, 14, 1634, 18, 1636, 14, 1641, 421, 1643, 421, 1651, 421, 1659, 421, 1666, 421,
+	1689, 450, 1696, 421, 1702, 421, 1713, 173, 1727, 421, 1742, 195, 1747, 421, 1757, 450,
+	1785, 421, 1800, 421, 1807, 421, 1822, 389, 1833, 389, 1840, 421, 1852, 152, 1862, 421,
+	1870, 421, 1875, 421, 1882, 421, 1895, 313, 1898, 317, 1905, 319, 1912, 323, 1933, 1935,
+	1936, 1937, 443, 1946, 444, 1950, 376, 1952, 443, 1955, 444, 1959, 376, 1961, 335, 1972,
+	337, 338, 1996, 364, 2029, 10, 2056, 72, 2058, 206, 2063, 395, 2082, 418, 2087, 250,
+	2089, 425, 2096, 403, 2100, 377, 2109, 383, 2115, 421, 2131, 421, 2144, 392, 2148, 393,
+	2150, 375, 2152, 391, 2154, 262, 2169, 262, 2171, 262, 2173, 296, 2175, 296, 2177, 412,
+	2192, 413, 2196, 166, 2199, 166, 2204, 420, 2207, 424, 2218, 429, 2233, 431, 2240, 436,
+	2260, 433, 2267, 443, 2273, 444, 2281, 379, 2283, 452, 2285, 442, 2294, 444, 2303, 451,
+	443, 2307, 444, 2311, 376, 2313, 443, 2318, 444, 2326, 379, 2328, 452, 2330, 447, 2332,
 }
 
 // openRouterText is every name, key, tag and value of the table, each once.
@@ -6487,9 +6493,10 @@ const openRouterText = "" +
 	"ChatRequest/properties/user" + "ChatRequest/properties/verbosity" + "ChatResult/properties/choices" +
 	"ChatResult/properties/created" + "ChatResult/properties/id" + "ChatResult/properties/model" +
 	"ChatResult/properties/object" + "chat.completion" + "ChatResult/properties/openrouter_metadata" +
-	"ChatResult/properties/openrouter_metadata/anyOf/1" + "ChatResult/properties/service_tier" +
-	"ChatResult/properties/system_fingerprint" + "ChatResult/properties/usage" +
-	"ChatResult/properties/usage/anyOf/1" + "ChatSearchModelsServerTool/properties/parameters" +
+	"ChatResult/properties/openrouter_metadata/anyOf/1" + "ChatResult/properties/provider" +
+	"ChatResult/properties/service_tier" + "ChatResult/properties/system_fingerprint" +
+	"ChatResult/properties/usage" + "ChatResult/properties/usage/anyOf/1" +
+	"ChatSearchModelsServerTool/properties/parameters" +
 	"ChatSearchModelsServerTool/properties/parameters/anyOf/1" +
 	"ChatSearchModelsServerTool/properties/type" + "ChatServerToolChoice/properties/type" +
 	"ChatStreamChoice/properties/delta" + "ChatStreamChoice/properties/delta/anyOf/1" +
@@ -6504,12 +6511,12 @@ const openRouterText = "" +
 	"ChatStreamChunk/properties/id" + "ChatStreamChunk/properties/model" +
 	"ChatStreamChunk/properties/object" + "chat.completion.chunk" +
 	"ChatStreamChunk/properties/openrouter_metadata" +
-	"ChatStreamChunk/properties/openrouter_metadata/anyOf/1" + "ChatStreamChunk/properties/service_tier" +
-	"ChatStreamChunk/properties/system_fingerprint" + "ChatStreamChunk/properties/usage" +
-	"ChatStreamChunk/properties/usage/anyOf/1" + "ChatStreamDelta/properties/annotations" +
-	"ChatStreamDelta/properties/audio" + "ChatStreamDelta/properties/content" +
-	"ChatStreamDelta/properties/reasoning" + "ChatStreamDelta/properties/reasoning_content" +
-	"ChatStreamDelta/properties/reasoning_details" +
+	"ChatStreamChunk/properties/openrouter_metadata/anyOf/1" + "ChatStreamChunk/properties/provider" +
+	"ChatStreamChunk/properties/service_tier" + "ChatStreamChunk/properties/system_fingerprint" +
+	"ChatStreamChunk/properties/usage" + "ChatStreamChunk/properties/usage/anyOf/1" +
+	"ChatStreamDelta/properties/annotations" + "ChatStreamDelta/properties/audio" +
+	"ChatStreamDelta/properties/content" + "ChatStreamDelta/properties/reasoning" +
+	"ChatStreamDelta/properties/reasoning_content" + "ChatStreamDelta/properties/reasoning_details" +
 	"ChatStreamDelta/properties/reasoning_details/anyOf/1" + "ChatStreamDelta/properties/refusal" +
 	"ChatStreamDelta/properties/role" + "ChatStreamDelta/properties/tool_calls" +
 	"ChatStreamOptions/properties/include_usage" + "ChatStreamToolCall/properties/function" +
@@ -6530,12 +6537,13 @@ const openRouterText = "" +
 	"ChatTokenLogprobs/properties/content" + "ChatTokenLogprobs/properties/refusal" +
 	"ChatToolCall/properties/function" + "ChatToolCall/properties/function/properties/arguments" +
 	"ChatToolCall/properties/function/properties/name" + "ChatToolCall/properties/id" +
-	"ChatToolCall/properties/type" + "ChatToolChoice/oneOf/0" + "required" + "ChatToolChoice/oneOf/1" +
-	"ChatToolMessage/properties/content" + "ChatToolMessage/properties/content/anyOf/0" +
-	"ChatToolMessage/properties/content/anyOf/1" + "ChatToolMessage/properties/content/anyOf/2" +
-	"ChatToolMessage/properties/role" + "ChatToolMessage/properties/tool_call_id" +
-	"ChatUsage/properties/completion_tokens" + "ChatUsage/properties/completion_tokens_details" +
-	"accepted_prediction_tokens" + "audio_tokens" + "reasoning_tokens" + "rejected_prediction_tokens" +
+	"ChatToolCall/properties/index" + "ChatToolCall/properties/type" + "ChatToolChoice/oneOf/0" +
+	"required" + "ChatToolChoice/oneOf/1" + "ChatToolMessage/properties/content" +
+	"ChatToolMessage/properties/content/anyOf/0" + "ChatToolMessage/properties/content/anyOf/1" +
+	"ChatToolMessage/properties/content/anyOf/2" + "ChatToolMessage/properties/role" +
+	"ChatToolMessage/properties/tool_call_id" + "ChatUsage/properties/completion_tokens" +
+	"ChatUsage/properties/completion_tokens_details" + "accepted_prediction_tokens" + "audio_tokens" +
+	"reasoning_tokens" + "rejected_prediction_tokens" +
 	"ChatUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens" +
 	"ChatUsage/properties/completion_tokens_details/properties/audio_tokens" +
 	"ChatUsage/properties/completion_tokens_details/properties/reasoning_tokens" +

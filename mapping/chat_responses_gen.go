@@ -21,6 +21,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 		case "created": // mapping/chat_responses.yaml:19: gateway: created_at is the gateway's clock when the request arrived
 		case "model": // mapping/chat_responses.yaml:21: gateway: the Response names the model the client asked for; the routed upstream model is logged
 		case "system_fingerprint": // mapping/chat_responses.yaml:23: gateway: logged by the gateway; the Response has no place for it
+		case "provider": // mapping/chat_responses.yaml:25: gateway: the provider that served the request is logged by the gateway (an OpenRouter overlay field)
 		case "service_tier":
 			srcServiceTier = m
 			srcSet |= uint64(0x1)
@@ -33,13 +34,12 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 		case "usage":
 			srcUsage = m
 			srcSet |= uint64(0x8)
-		case "provider": // mapping/chat_responses.yaml:144: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
-			// mapping/chat_responses.yaml:25: → service_tier
+			// mapping/chat_responses.yaml:27: → service_tier
 			switch string(srcServiceTier.Raw()) {
 			case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
 				c.put(codec.Top, "service_tier", srcServiceTier.Raw())
@@ -47,7 +47,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
 			}
 		case 1:
-			// mapping/chat_responses.yaml:29: drop
+			// mapping/chat_responses.yaml:31: drop
 			c.drop(srcOpenrouterMetadata, "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
 		case 2:
 			for i, e := range srcChoices.Elems() {
@@ -58,11 +58,11 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 						continue
 					}
 					switch string(k.Bytes()) {
-					case "index": // mapping/chat_responses.yaml:31: gateway: the gateway asks for one choice (n is never sent); others are ignored
+					case "index": // mapping/chat_responses.yaml:33: gateway: the gateway asks for one choice (n is never sent); others are ignored
 					case "finish_reason":
 						srcChoicesFinishReason = m
 						srcChoicesSet |= uint64(0x1)
-					case "native_finish_reason": // mapping/chat_responses.yaml:39: gateway: the provider's own reason is logged; finish_reason says what the Response needs
+					case "native_finish_reason": // mapping/chat_responses.yaml:41: gateway: the provider's own reason is logged; finish_reason says what the Response needs
 					case "logprobs":
 						srcChoicesLogprobs = m
 						srcChoicesSet |= uint64(0x2)
@@ -74,7 +74,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				for ; srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
 					switch bits.TrailingZeros64(srcChoicesSet) {
 					case 0:
-						// mapping/chat_responses.yaml:33: → status
+						// mapping/chat_responses.yaml:35: → status
 						finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 					case 1:
 						var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
@@ -95,10 +95,10 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 						for ; srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesLogprobsSet) {
 							case 0:
-								// mapping/chat_responses.yaml:41: → output[]{message}.content[]{output_text}.logprobs
+								// mapping/chat_responses.yaml:43: → output[]{message}.content[]{output_text}.logprobs
 								logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
 							case 1:
-								// mapping/chat_responses.yaml:51: drop
+								// mapping/chat_responses.yaml:53: drop
 								c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
 							}
 						}
@@ -110,11 +110,11 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 								continue
 							}
 							switch string(k.Bytes()) {
-							case "role": // mapping/chat_responses.yaml:53: gateway: always assistant
+							case "role": // mapping/chat_responses.yaml:55: gateway: always assistant
 							case "name":
 								srcChoicesMessageName = m
 								srcChoicesMessageSet |= uint64(0x1)
-							case "model": // mapping/chat_responses.yaml:57: gateway: logged by the gateway
+							case "model": // mapping/chat_responses.yaml:59: gateway: logged by the gateway
 							case "reasoning_details":
 								srcChoicesMessageReasoningDetails = m
 								srcChoicesMessageSet |= uint64(0x2)
@@ -147,40 +147,40 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 						for ; srcChoicesMessageSet != 0; srcChoicesMessageSet &= srcChoicesMessageSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesMessageSet) {
 							case 0:
-								// mapping/chat_responses.yaml:55: drop
+								// mapping/chat_responses.yaml:57: drop
 								c.drop(srcChoicesMessageName, atElem("choices", i, "message.name", "choices[0].message.name"), "the Response's message has no name")
 							case 1:
-								// mapping/chat_responses.yaml:59: → output[]{reasoning}
+								// mapping/chat_responses.yaml:61: → output[]{reasoning}
 								reasoningDetails(c, srcChoicesMessageReasoningDetails, atElem("choices", i, "message.reasoning_details", "choices[0].message.reasoning_details"), codec.Top, "")
 							case 2:
-								// mapping/chat_responses.yaml:66: → output[]{reasoning}.content[].text
+								// mapping/chat_responses.yaml:68: → output[]{reasoning}.content[].text
 								reasoningText(c, srcChoicesMessageReasoning, atElem("choices", i, "message.reasoning", "choices[0].message.reasoning"), codec.Top, "")
 							case 3:
-								// mapping/chat_responses.yaml:70: → output[]{reasoning}.content[].text
+								// mapping/chat_responses.yaml:72: → output[]{reasoning}.content[].text
 								reasoningText(c, srcChoicesMessageReasoningContent, atElem("choices", i, "message.reasoning_content", "choices[0].message.reasoning_content"), codec.Top, "")
 							case 4:
 								switch srcChoicesMessageContent.Kind() {
 								case codec.String:
-									// mapping/chat_responses.yaml:74: → output[]{message}.content[]{output_text}.text
+									// mapping/chat_responses.yaml:76: → output[]{message}.content[]{output_text}.text
 									text(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 								case codec.Array:
-									// mapping/chat_responses.yaml:78: → output[]{message}.content[]{output_text}.text
+									// mapping/chat_responses.yaml:80: → output[]{message}.content[]{output_text}.text
 									contentParts(c, srcChoicesMessageContent, atElem("choices", i, "message.content", "choices[0].message.content"), codec.Top, "")
 								}
 							case 5:
-								// mapping/chat_responses.yaml:84: → output[]{message}.content[]{refusal}.refusal
+								// mapping/chat_responses.yaml:86: → output[]{message}.content[]{refusal}.refusal
 								refusal(c, srcChoicesMessageRefusal, atElem("choices", i, "message.refusal", "choices[0].message.refusal"), codec.Top, "")
 							case 6:
-								// mapping/chat_responses.yaml:88: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
+								// mapping/chat_responses.yaml:90: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 								annotations(c, srcChoicesMessageAnnotations, atElem("choices", i, "message.annotations", "choices[0].message.annotations"), codec.Top, "")
 							case 7:
-								// mapping/chat_responses.yaml:94: drop
+								// mapping/chat_responses.yaml:96: drop
 								c.drop(srcChoicesMessageAudio, atElem("choices", i, "message.audio", "choices[0].message.audio"), "the Response's message has no audio")
 							case 8:
-								// mapping/chat_responses.yaml:96: drop
+								// mapping/chat_responses.yaml:98: drop
 								c.drop(srcChoicesMessageImages, atElem("choices", i, "message.images", "choices[0].message.images"), "generated images are not carried as image_generation_call items yet")
 							case 9:
-								// mapping/chat_responses.yaml:98: → output[]{function_call}
+								// mapping/chat_responses.yaml:100: → output[]{function_call}
 								toolCalls(c, srcChoicesMessageToolCalls, atElem("choices", i, "message.tool_calls", "choices[0].message.tool_calls"), codec.Top, "")
 							}
 						}
@@ -213,8 +213,8 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				case "cost":
 					srcUsageCost = m
 					srcUsageSet |= uint64(0x20)
-				case "cost_details": // mapping/chat_responses.yaml:136: gateway: logged by the gateway
-				case "is_byok": // mapping/chat_responses.yaml:138: gateway: logged by the gateway
+				case "cost_details": // mapping/chat_responses.yaml:139: gateway: logged by the gateway
+				case "is_byok": // mapping/chat_responses.yaml:141: gateway: logged by the gateway
 				case "server_tool_use_details":
 					srcUsageServerToolUseDetails = m
 					srcUsageSet |= uint64(0x40)
@@ -223,7 +223,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 			for ; srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
-					// mapping/chat_responses.yaml:110: → usage.input_tokens
+					// mapping/chat_responses.yaml:113: → usage.input_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
 					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
@@ -250,21 +250,21 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					for ; srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
-							// mapping/chat_responses.yaml:112: → usage.input_tokens_details.cached_tokens
+							// mapping/chat_responses.yaml:115: → usage.input_tokens_details.cached_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
-							// mapping/chat_responses.yaml:114: → usage.input_tokens_details.cache_write_tokens
+							// mapping/chat_responses.yaml:117: → usage.input_tokens_details.cache_write_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
-							// mapping/chat_responses.yaml:116: drop
+							// mapping/chat_responses.yaml:119: drop
 							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						case 3:
-							// mapping/chat_responses.yaml:118: drop
+							// mapping/chat_responses.yaml:121: drop
 							c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 						}
 					}
 				case 2:
-					// mapping/chat_responses.yaml:120: → usage.output_tokens
+					// mapping/chat_responses.yaml:123: → usage.output_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
 					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
@@ -291,27 +291,27 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					for ; srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
-							// mapping/chat_responses.yaml:122: → usage.output_tokens_details.reasoning_tokens
+							// mapping/chat_responses.yaml:125: → usage.output_tokens_details.reasoning_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
-							// mapping/chat_responses.yaml:124: drop
+							// mapping/chat_responses.yaml:127: drop
 							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 						case 2:
-							// mapping/chat_responses.yaml:126: drop
+							// mapping/chat_responses.yaml:129: drop
 							c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 						case 3:
-							// mapping/chat_responses.yaml:128: drop
+							// mapping/chat_responses.yaml:131: drop
 							c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						}
 					}
 				case 4:
-					// mapping/chat_responses.yaml:130: → usage.total_tokens
+					// mapping/chat_responses.yaml:133: → usage.total_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
-					// mapping/chat_responses.yaml:132: → usage
+					// mapping/chat_responses.yaml:135: → usage
 					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 				case 6:
-					// mapping/chat_responses.yaml:140: drop
+					// mapping/chat_responses.yaml:143: drop
 					c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 				}
 			}
@@ -321,14 +321,5 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 
 // isChatResponsesExtra reports whether key is one of the extras of mapping/chat_responses.yaml: a top-level key the spec does not know, handled by the mapping.
 func isChatResponsesExtra(key []byte) bool {
-	switch string(key) {
-	case "provider":
-		return true
-	}
 	return false
-}
-
-// isChatResponsesExtraBelow reports whether the finding is of one of the extras of mapping/chat_responses.yaml under the top level: a field the spec does not know that a transform reads.
-func isChatResponsesExtraBelow(f codec.Finding) bool {
-	return f.At("choices[].message.tool_calls[].index")
 }

@@ -109,7 +109,7 @@ func (r *Reply) Reset() {
 func (r *Reply) Body(doc *codec.Doc, out Output) {
 	r.r.out, r.r.reasoned = out, nil
 	r.r.chatResponsesOpenAI(doc.Value())
-	r.r.unknown(doc, isChatResponsesExtra, isChatResponsesExtraBelow)
+	r.r.unknown(doc, isChatResponsesExtra, nil)
 }
 
 // Chunk converts one chunk of a chat stream (doc decoded against the

@@ -26310,6 +26310,12 @@ func (s *ChatResult) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.Provider.Set {
+			e.FieldStart("provider")
+			s.Provider.Encode(e)
+		}
+	}
+	{
 		if s.ServiceTier.Set {
 			e.FieldStart("service_tier")
 			s.ServiceTier.Encode(e)
@@ -26337,16 +26343,17 @@ func (s *ChatResult) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfChatResult = [9]string{
+var jsonFieldsNameOfChatResult = [10]string{
 	0: "choices",
 	1: "created",
 	2: "id",
 	3: "model",
 	4: "object",
 	5: "openrouter_metadata",
-	6: "service_tier",
-	7: "system_fingerprint",
-	8: "usage",
+	6: "provider",
+	7: "service_tier",
+	8: "system_fingerprint",
+	9: "usage",
 }
 
 // Decode decodes ChatResult from json.
@@ -26424,6 +26431,16 @@ func (s *ChatResult) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"openrouter_metadata\"")
+			}
+		case "provider":
+			if err := func() error {
+				s.Provider.Reset()
+				if err := s.Provider.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"provider\"")
 			}
 		case "service_tier":
 			if err := func() error {
@@ -27190,6 +27207,12 @@ func (s *ChatStreamChunk) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.Provider.Set {
+			e.FieldStart("provider")
+			s.Provider.Encode(e)
+		}
+	}
+	{
 		if s.ServiceTier.Set {
 			e.FieldStart("service_tier")
 			s.ServiceTier.Encode(e)
@@ -27217,17 +27240,18 @@ func (s *ChatStreamChunk) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfChatStreamChunk = [10]string{
-	0: "choices",
-	1: "created",
-	2: "error",
-	3: "id",
-	4: "model",
-	5: "object",
-	6: "openrouter_metadata",
-	7: "service_tier",
-	8: "system_fingerprint",
-	9: "usage",
+var jsonFieldsNameOfChatStreamChunk = [11]string{
+	0:  "choices",
+	1:  "created",
+	2:  "error",
+	3:  "id",
+	4:  "model",
+	5:  "object",
+	6:  "openrouter_metadata",
+	7:  "provider",
+	8:  "service_tier",
+	9:  "system_fingerprint",
+	10: "usage",
 }
 
 // Decode decodes ChatStreamChunk from json.
@@ -27315,6 +27339,16 @@ func (s *ChatStreamChunk) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"openrouter_metadata\"")
+			}
+		case "provider":
+			if err := func() error {
+				s.Provider.Reset()
+				if err := s.Provider.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"provider\"")
 			}
 		case "service_tier":
 			if err := func() error {
@@ -29887,6 +29921,12 @@ func (s *ChatToolCall) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
+		if s.Index.Set {
+			e.FieldStart("index")
+			s.Index.Encode(e)
+		}
+	}
+	{
 		if s.Type.Set {
 			e.FieldStart("type")
 			s.Type.Encode(e)
@@ -29902,10 +29942,11 @@ func (s *ChatToolCall) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfChatToolCall = [3]string{
+var jsonFieldsNameOfChatToolCall = [4]string{
 	0: "function",
 	1: "id",
-	2: "type",
+	2: "index",
+	3: "type",
 }
 
 // Decode decodes ChatToolCall from json.
@@ -29936,6 +29977,16 @@ func (s *ChatToolCall) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"id\"")
+			}
+		case "index":
+			if err := func() error {
+				s.Index.Reset()
+				if err := s.Index.Decode(d); err != nil {
+					return err
+				}
+				return nil
+			}(); err != nil {
+				return errors.Wrap(err, "decode field \"index\"")
 			}
 		case "type":
 			if err := func() error {

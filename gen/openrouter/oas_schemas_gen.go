@@ -14008,6 +14008,8 @@ type ChatResult struct {
 	Model              OptNilString             `json:"model"`
 	Object             OptNilChatResultObject   `json:"object"`
 	OpenrouterMetadata OptNilOpenRouterMetadata `json:"openrouter_metadata"`
+	// The provider that served the request.
+	Provider OptNilString `json:"provider"`
 	// The service tier used by the upstream provider for this request.
 	ServiceTier OptNilString `json:"service_tier"`
 	// System fingerprint.
@@ -14044,6 +14046,11 @@ func (s *ChatResult) GetObject() OptNilChatResultObject {
 // GetOpenrouterMetadata returns the value of OpenrouterMetadata.
 func (s *ChatResult) GetOpenrouterMetadata() OptNilOpenRouterMetadata {
 	return s.OpenrouterMetadata
+}
+
+// GetProvider returns the value of Provider.
+func (s *ChatResult) GetProvider() OptNilString {
+	return s.Provider
 }
 
 // GetServiceTier returns the value of ServiceTier.
@@ -14094,6 +14101,11 @@ func (s *ChatResult) SetObject(val OptNilChatResultObject) {
 // SetOpenrouterMetadata sets the value of OpenrouterMetadata.
 func (s *ChatResult) SetOpenrouterMetadata(val OptNilOpenRouterMetadata) {
 	s.OpenrouterMetadata = val
+}
+
+// SetProvider sets the value of Provider.
+func (s *ChatResult) SetProvider(val OptNilString) {
+	s.Provider = val
 }
 
 // SetServiceTier sets the value of ServiceTier.
@@ -14386,6 +14398,8 @@ type ChatStreamChunk struct {
 	Model              OptNilString                `json:"model"`
 	Object             OptNilChatStreamChunkObject `json:"object"`
 	OpenrouterMetadata OptNilOpenRouterMetadata    `json:"openrouter_metadata"`
+	// The provider that served the request.
+	Provider OptNilString `json:"provider"`
 	// The service tier used by the upstream provider for this request.
 	ServiceTier OptNilString `json:"service_tier"`
 	// System fingerprint.
@@ -14427,6 +14441,11 @@ func (s *ChatStreamChunk) GetObject() OptNilChatStreamChunkObject {
 // GetOpenrouterMetadata returns the value of OpenrouterMetadata.
 func (s *ChatStreamChunk) GetOpenrouterMetadata() OptNilOpenRouterMetadata {
 	return s.OpenrouterMetadata
+}
+
+// GetProvider returns the value of Provider.
+func (s *ChatStreamChunk) GetProvider() OptNilString {
+	return s.Provider
 }
 
 // GetServiceTier returns the value of ServiceTier.
@@ -14482,6 +14501,11 @@ func (s *ChatStreamChunk) SetObject(val OptNilChatStreamChunkObject) {
 // SetOpenrouterMetadata sets the value of OpenrouterMetadata.
 func (s *ChatStreamChunk) SetOpenrouterMetadata(val OptNilOpenRouterMetadata) {
 	s.OpenrouterMetadata = val
+}
+
+// SetProvider sets the value of Provider.
+func (s *ChatStreamChunk) SetProvider(val OptNilString) {
+	s.Provider = val
 }
 
 // SetServiceTier sets the value of ServiceTier.
@@ -15523,7 +15547,9 @@ func (s *ChatTokenLogprobsAdditional) init() ChatTokenLogprobsAdditional {
 type ChatToolCall struct {
 	Function OptNilChatToolCallFunction `json:"function"`
 	// Tool call identifier.
-	ID              OptNilString           `json:"id"`
+	ID OptNilString `json:"id"`
+	// The call's place among the message's tool calls.
+	Index           OptNilInt              `json:"index"`
 	Type            OptNilChatToolCallType `json:"type"`
 	AdditionalProps ChatToolCallAdditional
 }
@@ -15536,6 +15562,11 @@ func (s *ChatToolCall) GetFunction() OptNilChatToolCallFunction {
 // GetID returns the value of ID.
 func (s *ChatToolCall) GetID() OptNilString {
 	return s.ID
+}
+
+// GetIndex returns the value of Index.
+func (s *ChatToolCall) GetIndex() OptNilInt {
+	return s.Index
 }
 
 // GetType returns the value of Type.
@@ -15556,6 +15587,11 @@ func (s *ChatToolCall) SetFunction(val OptNilChatToolCallFunction) {
 // SetID sets the value of ID.
 func (s *ChatToolCall) SetID(val OptNilString) {
 	s.ID = val
+}
+
+// SetIndex sets the value of Index.
+func (s *ChatToolCall) SetIndex(val OptNilInt) {
+	s.Index = val
 }
 
 // SetType sets the value of Type.

@@ -1260,6 +1260,8 @@ func (s *ChatResult) specField(name string) (present, null, known bool) {
 		return s.Object.Set, s.Object.Null, true
 	case "openrouter_metadata":
 		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
+	case "provider":
+		return s.Provider.Set, s.Provider.Null, true
 	case "service_tier":
 		return s.ServiceTier.Set, s.ServiceTier.Null, true
 	case "system_fingerprint":
@@ -1320,6 +1322,8 @@ func (s *ChatStreamChunk) specField(name string) (present, null, known bool) {
 		return s.Object.Set, s.Object.Null, true
 	case "openrouter_metadata":
 		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
+	case "provider":
+		return s.Provider.Set, s.Provider.Null, true
 	case "service_tier":
 		return s.ServiceTier.Set, s.ServiceTier.Null, true
 	case "system_fingerprint":
@@ -1428,6 +1432,8 @@ func (s *ChatToolCall) specField(name string) (present, null, known bool) {
 		return s.Function.Set, s.Function.Null, true
 	case "id":
 		return s.ID.Set, s.ID.Null, true
+	case "index":
+		return s.Index.Set, s.Index.Null, true
 	case "type":
 		return s.Type.Set, s.Type.Null, true
 	}

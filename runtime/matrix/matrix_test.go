@@ -202,7 +202,7 @@ func TestPinnedSpecEveryPathOnce(t *testing.T) {
 // Markdown) after an edit that adds, removes and changes rows.
 func TestPinnedSpecGoldenRenderings(t *testing.T) {
 	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\nentries:\n"
-	before := head + "  - path: id\n    gateway: the gateway's\n  - path: model\n    map: model\n  - path: choices[].delta.content\n    map: output[]{message}\n  - path: usage.prompt_tokens\n    lossy: usage.input_tokens\n    note: rounded\n  - path: usage.completion_tokens\n    map: usage.output_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: provider\n    drop: logged\n"
+	before := head + "  - path: id\n    gateway: the gateway's\n  - path: model\n    map: model\n  - path: choices[].delta.content\n    map: output[]{message}\n  - path: usage.prompt_tokens\n    lossy: usage.input_tokens\n    note: rounded\n  - path: usage.completion_tokens\n    map: usage.output_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: router\n    drop: logged\n"
 	after := head + "  - path: model\n    map: model\n  - path: choices[].delta.content\n    drop: not any more\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].logprobs\n    drop: not yet\n  - path: usage\n    drop: the rest of it\nextras:\n  - key: x_trace\n    gateway: logged\n"
 	build := func(src string) *Matrix {
 		f, errs := generator.Load("mapping/small.yaml", []byte(src))
@@ -229,7 +229,7 @@ func TestPinnedSpecGoldenRenderings(t *testing.T) {
 	if d := Diff(b, a); !d.Worse() { // id is back, content better, prompt_tokens worse
 		t.Errorf("usage.prompt_tokens went from aligned to lossy: worse\n%s", d.Text())
 	}
-	if !strings.Contains(string(a.Markdown()), "| `provider` (a key clients send that the spec lacks) | ❌ |") {
+	if !strings.Contains(string(a.Markdown()), "| `router` (a key clients send that the spec lacks) | ❌ |") {
 		t.Error("the extra has no row")
 	}
 }
@@ -243,8 +243,8 @@ func TestPinnedSpecGoldenRenderings(t *testing.T) {
 // no longer carried is.
 func TestStale(t *testing.T) {
 	const head = "from: {dialect: openrouter, payload: chat chunk}\nto:\n  - {dialect: openai, payload: responses body}\n"
-	live := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].delta.content\n    drop: x\nextras:\n  - key: provider\n    drop: logged\ntargets:\n  - path: output[]{message}\n    drop: y\nevents:\n  - type: response.completed\n    never: not in this test\n"
-	stale := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokenz\n  - path: choices[].delta.content\n    drop: x\n  - path: future_field\n    drop: gone\nextras:\n  - key: provider\n    drop: logged\n  - key: id\n    drop: a field now\ntargets:\n  - path: output[]{message}\n    drop: y\n  - path: output[]{teleport}\n    drop: gone\nevents:\n  - type: response.completed\n    never: not in this test\n  - type: response.teleported\n    never: gone\n"
+	live := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokens\n  - path: choices[].delta.content\n    drop: x\nextras:\n  - key: router\n    drop: logged\ntargets:\n  - path: output[]{message}\n    drop: y\nevents:\n  - type: response.completed\n    never: not in this test\n"
+	stale := head + "entries:\n  - path: model\n    map: model\n  - path: usage.prompt_tokens\n    map: usage.input_tokenz\n  - path: choices[].delta.content\n    drop: x\n  - path: future_field\n    drop: gone\nextras:\n  - key: router\n    drop: logged\n  - key: id\n    drop: a field now\ntargets:\n  - path: output[]{message}\n    drop: y\n  - path: output[]{teleport}\n    drop: gone\nevents:\n  - type: response.completed\n    never: not in this test\n  - type: response.teleported\n    never: gone\n"
 	build := func(src string) (*Matrix, *generator.File) {
 		f, errs := generator.Load("mapping/small.yaml", []byte(src))
 		if errs != nil {
