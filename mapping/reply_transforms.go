@@ -15,7 +15,7 @@ import (
 //
 //transponder:transform string ->
 func finishReason(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	s, known := knownFinish[string(v.Raw())] // without a copy
+	s, known := knownFinish(v.Raw())
 	if !known {
 		s, _ = v.Str()
 	}

@@ -227,7 +227,7 @@ func (t *translator) partOf(it *item, typ string, d int64) *part {
 		}
 	}
 	p := t.newPart()
-	p.typ, p.detail, p.ev = typ, d, partEvents[typ]
+	p.typ, p.detail, p.ev = typ, d, partEvents(typ)
 	for _, q := range it.parts {
 		if (q.typ == "summary_text") == (typ == "summary_text") {
 			p.index++
@@ -274,12 +274,28 @@ func (t *translator) closeParts(it *item) {
 
 type partEv struct{ added, delta, done, partDone, field string }
 
-// partEvents names the events of each part type and its text's field.
-var partEvents = map[string]*partEv{
-	"output_text":    &partEv{"response.content_part.added", "response.output_text.delta", "response.output_text.done", "response.content_part.done", "text"},
-	"refusal":        &partEv{"response.content_part.added", "response.refusal.delta", "response.refusal.done", "response.content_part.done", "refusal"},
-	"reasoning_text": &partEv{"response.content_part.added", "response.reasoning_text.delta", "response.reasoning_text.done", "response.content_part.done", "text"},
-	"summary_text":   &partEv{"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "text"},
+// The events of each part type and its text's field (partEvents).
+var (
+	outputTextEv    = partEv{"response.content_part.added", "response.output_text.delta", "response.output_text.done", "response.content_part.done", "text"}
+	refusalEv       = partEv{"response.content_part.added", "response.refusal.delta", "response.refusal.done", "response.content_part.done", "refusal"}
+	reasoningTextEv = partEv{"response.content_part.added", "response.reasoning_text.delta", "response.reasoning_text.done", "response.content_part.done", "text"}
+	summaryTextEv   = partEv{"response.reasoning_summary_part.added", "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "text"}
+)
+
+// partEvents names the events of a part type (nil for none): a switch,
+// not a map (a hash per part).
+func partEvents(typ string) *partEv {
+	switch typ {
+	case "output_text":
+		return &outputTextEv
+	case "refusal":
+		return &refusalEv
+	case "reasoning_text":
+		return &reasoningTextEv
+	case "summary_text":
+		return &summaryTextEv
+	}
+	return nil
 }
 
 func (t *translator) closePart(it *item, p *part) {
