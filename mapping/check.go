@@ -12,7 +12,7 @@ import (
 
 // check refuses what the spec does not allow, and what the converter
 // cannot do, before anything is converted.
-func (c *conv) check(v codec.Value) *Error {
+func (c *conv) check() *Error {
 	for _, f := range c.doc.Findings() {
 		switch f.Kind {
 		case codec.WrongKind:
@@ -37,10 +37,10 @@ func (c *conv) check(v codec.Value) *Error {
 	if m := c.top.model; m.Kind() != codec.String || m.IsStr("") {
 		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
-	if in := v.Get("input"); in.Kind() == codec.Array && isEmpty(in) {
+	if in := c.top.input; in.Kind() == codec.Array && isEmpty(in) {
 		return &Error{Message: "Invalid 'input': empty array. Expected an array with minimum length 1, but got an empty array instead.", Param: "input", Code: "empty_array"}
 	}
-	if e := checkLimits(v, false); e != nil {
+	if e := c.top.limits.check(false); e != nil {
 		e.Param = c.sentPath(e.Param)
 		return e
 	}

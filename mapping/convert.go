@@ -122,28 +122,30 @@ type conv struct {
 
 type topFields struct {
 	model, background, conversation, toolChoice, tools, sessionID, input codec.Value
+	limits                                                               limits // checkLimits' fields
 }
 
 func (c *conv) capture(v codec.Value) {
 	c.top = topFields{}
 	for k, m := range v.Members() {
-		switch string(k.Bytes()) {
-		case "model":
-			c.top.model = m
+		key := k.Bytes()
+		if c.top.limits.read(key, m) { // model, tools, metadata, the bounded numbers
+			continue
+		}
+		switch string(key) {
 		case "background":
 			c.top.background = m
 		case "conversation":
 			c.top.conversation = m
 		case "tool_choice":
 			c.top.toolChoice = m
-		case "tools":
-			c.top.tools = m
 		case "session_id": // OpenRouter's, which prompt_cache_key does not override
 			c.top.sessionID = m
 		case "input":
 			c.top.input = m
 		}
 	}
+	c.top.model, c.top.tools = c.top.limits.model, c.top.limits.tools
 }
 
 type allowedTool struct{ typ, name string }
@@ -184,7 +186,7 @@ func (c *conv) run(opts *Options) error {
 		}
 	}
 	c.offerTools()
-	if err := c.check(v); err != nil {
+	if err := c.check(); err != nil {
 		return err // a non-nil *Error
 	}
 	c.responsesChat(v)

@@ -37,40 +37,60 @@ var (
 	}{{"temperature", 0, 2}, {"top_p", 0, 1}, {"frequency_penalty", -2, 2}, {"presence_penalty", -2, 2}}
 )
 
+// limits are the top-level fields checkLimits reads.
+type limits struct {
+	model, metadata, tools codec.Value
+	ints                   [len(limitedInts)]codec.Value
+	nums                   [len(bounds)]codec.Value
+}
+
+// read keeps member k (m) if it is one of the fields checked, reporting
+// whether it is: the forward direction reads them in the pass that
+// captures the fields its other checks read (a walk of the top level
+// each would step over every member again).
+func (l *limits) read(k []byte, m codec.Value) bool {
+	// One switch: the tables are searched only for a key they hold (a
+	// request has many keys, most of them none of these).
+	switch string(k) {
+	case "model":
+		l.model = m
+	case "metadata":
+		l.metadata = m
+	case "tools":
+		l.tools = m
+	case "max_output_tokens", "max_tokens", "max_completion_tokens":
+		for i := range limitedInts {
+			if limitedInts[i] == string(k) {
+				l.ints[i] = m
+			}
+		}
+	case "temperature", "top_p", "frequency_penalty", "presence_penalty":
+		for i := range bounds {
+			if bounds[i].key == string(k) {
+				l.nums[i] = m
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
 // checkLimits checks the top-level request v against OpenAI's limits;
 // chat says v is a chat request (its function tools nest the name and
 // parameters under "function").
 func checkLimits(v codec.Value, chat bool) *Error {
-	// The fields checked, read in one pass over the top level (a Get
-	// each would step over the members before it again), checked in a
-	// fixed order.
-	var model, metadata, tools codec.Value
-	var ints [len(limitedInts)]codec.Value
-	var nums [len(bounds)]codec.Value
+	var l limits
 	for k, f := range v.Members() {
-		// One switch: the tables are searched only for a key they hold
-		// (a request has many keys, most of them none of these).
-		switch key := k.Bytes(); string(key) {
-		case "model":
-			model = f
-		case "metadata":
-			metadata = f
-		case "tools":
-			tools = f
-		case "max_output_tokens", "max_tokens", "max_completion_tokens":
-			for i := range limitedInts {
-				if limitedInts[i] == string(key) {
-					ints[i] = f
-				}
-			}
-		case "temperature", "top_p", "frequency_penalty", "presence_penalty":
-			for i := range bounds {
-				if bounds[i].key == string(key) {
-					nums[i] = f
-				}
-			}
-		}
+		l.read(k.Bytes(), f)
 	}
+	return l.check(chat)
+}
+
+// check checks the fields read against OpenAI's limits, in a fixed order.
+func (l *limits) check(chat bool) *Error {
+	model, metadata, tools := l.model, l.metadata, l.tools
+	ints, nums := &l.ints, &l.nums
 	// What fails is reported by the functions apart (limitError and the
 	// like): a request that passes runs only the checks, whose code is then
 	// all the instruction cache holds of this.
