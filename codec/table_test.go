@@ -177,3 +177,42 @@ func TestMaskString(t *testing.T) {
 		}
 	}
 }
+
+// findProp finds every property of every schema of every table by its
+// key, and no key that is not one (a key's prefixes and extensions, its
+// first byte changed, the empty key), as a scan of the properties would.
+func TestFindProp(t *testing.T) {
+	for _, d := range Dialects {
+		tab := &d.tables
+		for si := range tab.schemas {
+			props := tab.propsOf(&tab.schemas[si])
+			scan := func(key string) (int, bool) {
+				for i := range props {
+					if tab.str(props[i].key) == key {
+						return i, true
+					}
+				}
+				return 0, false
+			}
+			try := func(key string) {
+				gi, gok := tab.findProp(props, []byte(key))
+				wi, wok := scan(key)
+				if gok != wok || gok && gi != wi {
+					t.Fatalf("%s: schema %d: findProp(%q) = %d, %v; want %d, %v", d.name, si, key, gi, gok, wi, wok)
+				}
+			}
+			try("")
+			for i := range props {
+				k := tab.str(props[i].key)
+				try(k)
+				try(k + "x")
+				try(k + "\\u0000")
+				if len(k) > 0 {
+					try(k[:len(k)-1])
+					try(string(k[0]+1) + k[1:])
+					try(string(k[0]-1) + k[1:])
+				}
+			}
+		}
+	}
+}
