@@ -590,365 +590,365 @@ var openRouterSchemas = [...]schema{
 	91:/* ChatSearchModelsServerTool */ {name: ref{4408, 26}, kind: kindObject, mask: mObject, props: ref{374, 2}, nreq: 1},
 	92:/* ChatServerToolChoice */ {name: ref{4434, 20}, kind: kindObject, mask: mObject, props: ref{376, 1}, nreq: 1},
 	93:/* ChatStreamChoice */ {name: ref{4454, 16}, kind: kindObject, mask: mObject, props: ref{377, 5}, nreq: 3},
-	94:/* ChatStreamChunk */ {name: ref{4470, 15}, kind: kindObject, mask: mObject, props: ref{382, 11}, nreq: 5},
-	95:/* ChatStreamDelta */ {name: ref{4485, 15}, kind: kindObject, mask: mObject, props: ref{393, 9}},
-	96:/* ChatStreamOptions */ {name: ref{4500, 17}, kind: kindObject, mask: mNull | mObject, props: ref{402, 1}},
+	94:/* ChatStreamChunk */ {name: ref{4470, 15}, kind: kindObject, mask: mObject, props: ref{382, 10}, nreq: 5},
+	95:/* ChatStreamDelta */ {name: ref{4485, 15}, kind: kindObject, mask: mObject, props: ref{392, 9}},
+	96:/* ChatStreamOptions */ {name: ref{4500, 17}, kind: kindObject, mask: mNull | mObject, props: ref{401, 1}},
 	97:/* ChatStreamReasoningDetails */ {name: ref{4530, 26}, kind: kindArray, mask: mArray, items: 347},
-	98:/* ChatStreamToolCall */ {name: ref{4556, 18}, kind: kindObject, mask: mObject, props: ref{403, 4}, nreq: 1},
-	99:/* ChatStreamingResponse */ {name: ref{4574, 21}, kind: kindObject, mask: mObject, props: ref{407, 1}, nreq: 1},
-	100:/* ChatSystemMessage */ {name: ref{4595, 17}, kind: kindObject, mask: mObject, props: ref{408, 3}, nreq: 2},
-	101:/* ChatTokenLogprob */ {name: ref{4612, 16}, kind: kindObject, mask: mObject, props: ref{411, 4}, nreq: 4},
-	102:/* ChatTokenLogprobs */ {name: ref{4645, 17}, kind: kindObject, mask: mNull | mObject, props: ref{415, 2}, nreq: 1},
-	103:/* ChatToolCall */ {name: ref{4662, 12}, kind: kindObject, mask: mObject, props: ref{417, 4}, nreq: 3},
+	98:/* ChatStreamToolCall */ {name: ref{4556, 18}, kind: kindObject, mask: mObject, props: ref{402, 4}, nreq: 1},
+	99:/* ChatStreamingResponse */ {name: ref{4574, 21}, kind: kindObject, mask: mObject, props: ref{406, 1}, nreq: 1},
+	100:/* ChatSystemMessage */ {name: ref{4595, 17}, kind: kindObject, mask: mObject, props: ref{407, 3}, nreq: 2},
+	101:/* ChatTokenLogprob */ {name: ref{4612, 16}, kind: kindObject, mask: mObject, props: ref{410, 4}, nreq: 4},
+	102:/* ChatTokenLogprobs */ {name: ref{4645, 17}, kind: kindObject, mask: mNull | mObject, props: ref{414, 2}, nreq: 1},
+	103:/* ChatToolCall */ {name: ref{4662, 12}, kind: kindObject, mask: mObject, props: ref{416, 4}, nreq: 3},
 	104:/* ChatToolChoice */ {name: ref{4674, 14}, kind: kindAlts, mask: mObject | mString, alts: ref{3, 2}},
-	105:/* ChatToolMessage */ {name: ref{4688, 15}, kind: kindObject, mask: mObject, props: ref{421, 3}, nreq: 3},
-	106:/* ChatUsage */ {name: ref{4715, 9}, kind: kindObject, mask: mObject, props: ref{424, 9}, nreq: 3},
-	107:/* ChatUserMessage */ {name: ref{4858, 15}, kind: kindObject, mask: mObject, props: ref{433, 3}, nreq: 2},
-	108:/* ChatWebSearchShorthand */ {name: ref{4873, 22}, kind: kindObject, mask: mObject, props: ref{436, 12}, nreq: 1},
-	109:/* CodeInterpreterCallCodeDeltaEvent */ {name: ref{5008, 33}, kind: kindObject, mask: mObject, props: ref{448, 5}, nreq: 5},
-	110:/* CodeInterpreterCallCodeDoneEvent */ {name: ref{5041, 32}, kind: kindObject, mask: mObject, props: ref{453, 5}, nreq: 5},
-	111:/* CodeInterpreterCallCompletedEvent */ {name: ref{5073, 33}, kind: kindObject, mask: mObject, props: ref{458, 4}, nreq: 4},
-	112:/* CodeInterpreterCallInProgressEvent */ {name: ref{5106, 34}, kind: kindObject, mask: mObject, props: ref{462, 4}, nreq: 4},
-	113:/* CodeInterpreterCallInterpretingEvent */ {name: ref{5140, 36}, kind: kindObject, mask: mObject, props: ref{466, 4}, nreq: 4},
-	114:/* CodeInterpreterCallItem */ {name: ref{5176, 23}, kind: kindObject, mask: mObject, props: ref{470, 6}, open: true, nreq: 3},
-	115:/* CodeInterpreterFileOutput */ {name: ref{5218, 25}, kind: kindObject, mask: mObject, props: ref{476, 10}, nreq: 1},
-	116:/* CodeInterpreterImageOutput */ {name: ref{5299, 26}, kind: kindObject, mask: mObject, props: ref{486, 2}, nreq: 2},
-	117:/* CodeInterpreterLogsOutput */ {name: ref{5325, 25}, kind: kindObject, mask: mObject, props: ref{488, 2}, nreq: 2},
-	118:/* CodeInterpreterServerTool */ {name: ref{5354, 25}, kind: kindObject, mask: mObject, props: ref{490, 2}, nreq: 2},
-	119:/* CodexLocalShellTool */ {name: ref{5388, 19}, kind: kindObject, mask: mObject, props: ref{492, 1}, nreq: 1},
-	120:/* CompactionItem */ {name: ref{5407, 14}, kind: kindObject, mask: mObject, props: ref{493, 3}, open: true, nreq: 2},
-	121:/* CompletedEvent */ {name: ref{5421, 14}, kind: kindObject, mask: mObject, props: ref{496, 3}, nreq: 3},
-	122:/* CompoundFilter */ {name: ref{5443, 14}, kind: kindObject, mask: mObject, props: ref{499, 2}, nreq: 2},
-	123:/* ComputerUseServerTool */ {name: ref{5464, 21}, kind: kindObject, mask: mObject, props: ref{501, 4}, nreq: 4},
-	124:/* ContainerAutoEnvironment */ {name: ref{5512, 24}, kind: kindObject, mask: mObject, props: ref{505, 1}, nreq: 1},
-	125:/* ContainerReferenceEnvironment */ {name: ref{5536, 29}, kind: kindObject, mask: mObject, props: ref{506, 2}, nreq: 2},
-	126:/* ContentPartAddedEvent */ {name: ref{5565, 21}, kind: kindObject, mask: mObject, props: ref{508, 6}, nreq: 6},
-	127:/* ContentPartDoneEvent */ {name: ref{5586, 20}, kind: kindObject, mask: mObject, props: ref{514, 6}, nreq: 6},
-	128:/* ContextCompactionItem */ {name: ref{5606, 21}, kind: kindObject, mask: mObject, props: ref{520, 3}, open: true, nreq: 1},
+	105:/* ChatToolMessage */ {name: ref{4688, 15}, kind: kindObject, mask: mObject, props: ref{420, 3}, nreq: 3},
+	106:/* ChatUsage */ {name: ref{4715, 9}, kind: kindObject, mask: mObject, props: ref{423, 9}, nreq: 3},
+	107:/* ChatUserMessage */ {name: ref{4858, 15}, kind: kindObject, mask: mObject, props: ref{432, 3}, nreq: 2},
+	108:/* ChatWebSearchShorthand */ {name: ref{4873, 22}, kind: kindObject, mask: mObject, props: ref{435, 12}, nreq: 1},
+	109:/* CodeInterpreterCallCodeDeltaEvent */ {name: ref{5008, 33}, kind: kindObject, mask: mObject, props: ref{447, 5}, nreq: 5},
+	110:/* CodeInterpreterCallCodeDoneEvent */ {name: ref{5041, 32}, kind: kindObject, mask: mObject, props: ref{452, 5}, nreq: 5},
+	111:/* CodeInterpreterCallCompletedEvent */ {name: ref{5073, 33}, kind: kindObject, mask: mObject, props: ref{457, 4}, nreq: 4},
+	112:/* CodeInterpreterCallInProgressEvent */ {name: ref{5106, 34}, kind: kindObject, mask: mObject, props: ref{461, 4}, nreq: 4},
+	113:/* CodeInterpreterCallInterpretingEvent */ {name: ref{5140, 36}, kind: kindObject, mask: mObject, props: ref{465, 4}, nreq: 4},
+	114:/* CodeInterpreterCallItem */ {name: ref{5176, 23}, kind: kindObject, mask: mObject, props: ref{469, 6}, open: true, nreq: 3},
+	115:/* CodeInterpreterFileOutput */ {name: ref{5218, 25}, kind: kindObject, mask: mObject, props: ref{475, 10}, nreq: 1},
+	116:/* CodeInterpreterImageOutput */ {name: ref{5299, 26}, kind: kindObject, mask: mObject, props: ref{485, 2}, nreq: 2},
+	117:/* CodeInterpreterLogsOutput */ {name: ref{5325, 25}, kind: kindObject, mask: mObject, props: ref{487, 2}, nreq: 2},
+	118:/* CodeInterpreterServerTool */ {name: ref{5354, 25}, kind: kindObject, mask: mObject, props: ref{489, 2}, nreq: 2},
+	119:/* CodexLocalShellTool */ {name: ref{5388, 19}, kind: kindObject, mask: mObject, props: ref{491, 1}, nreq: 1},
+	120:/* CompactionItem */ {name: ref{5407, 14}, kind: kindObject, mask: mObject, props: ref{492, 3}, open: true, nreq: 2},
+	121:/* CompletedEvent */ {name: ref{5421, 14}, kind: kindObject, mask: mObject, props: ref{495, 3}, nreq: 3},
+	122:/* CompoundFilter */ {name: ref{5443, 14}, kind: kindObject, mask: mObject, props: ref{498, 2}, nreq: 2},
+	123:/* ComputerUseServerTool */ {name: ref{5464, 21}, kind: kindObject, mask: mObject, props: ref{500, 4}, nreq: 4},
+	124:/* ContainerAutoEnvironment */ {name: ref{5512, 24}, kind: kindObject, mask: mObject, props: ref{504, 1}, nreq: 1},
+	125:/* ContainerReferenceEnvironment */ {name: ref{5536, 29}, kind: kindObject, mask: mObject, props: ref{505, 2}, nreq: 2},
+	126:/* ContentPartAddedEvent */ {name: ref{5565, 21}, kind: kindObject, mask: mObject, props: ref{507, 6}, nreq: 6},
+	127:/* ContentPartDoneEvent */ {name: ref{5586, 20}, kind: kindObject, mask: mObject, props: ref{513, 6}, nreq: 6},
+	128:/* ContextCompactionItem */ {name: ref{5606, 21}, kind: kindObject, mask: mObject, props: ref{519, 3}, open: true, nreq: 1},
 	129:/* ContextCompressionEngine */ {name: ref{5627, 24}, kind: kindScalar, mask: mString, enum: true, values: ref{45, 1}},
-	130:/* ContextCompressionPlugin */ {name: ref{5661, 24}, kind: kindObject, mask: mObject, props: ref{523, 3}, nreq: 1},
-	131:/* CostDetails */ {name: ref{5685, 11}, kind: kindObject, mask: mNull | mObject, props: ref{526, 3}, nreq: 2},
-	132:/* CreatedEvent */ {name: ref{5784, 12}, kind: kindObject, mask: mObject, props: ref{529, 3}, nreq: 3},
-	133:/* CustomTool */ {name: ref{5796, 10}, kind: kindObject, mask: mObject, props: ref{532, 4}, nreq: 2},
-	134:/* CustomToolCallInputDeltaEvent */ {name: ref{5812, 29}, kind: kindObject, mask: mObject, props: ref{536, 5}, nreq: 5},
-	135:/* CustomToolCallInputDoneEvent */ {name: ref{5841, 28}, kind: kindObject, mask: mObject, props: ref{541, 5}, nreq: 5},
-	136:/* CustomToolCallItem */ {name: ref{5869, 18}, kind: kindObject, mask: mObject, props: ref{546, 7}, nreq: 4},
-	137:/* CustomToolCallOutputItem */ {name: ref{5896, 24}, kind: kindObject, mask: mObject, props: ref{553, 4}, nreq: 3},
-	138:/* CustomToolCallOutputItemOutputInputImage */ {name: ref{5920, 40}, kind: kindObject, mask: mObject, props: ref{557, 3}, nreq: 2},
-	139:/* CustomToolFormatGrammar */ {name: ref{5960, 23}, kind: kindObject, mask: mObject, props: ref{560, 3}, nreq: 3},
-	140:/* CustomToolFormatText */ {name: ref{5999, 20}, kind: kindObject, mask: mObject, props: ref{563, 1}, nreq: 1},
-	141:/* DatetimeServerTool */ {name: ref{6019, 18}, kind: kindObject, mask: mObject, props: ref{564, 2}, nreq: 1},
-	142:/* DatetimeServerToolConfig */ {name: ref{6037, 24}, kind: kindObject, mask: mObject, props: ref{566, 1}},
-	143:/* DebugEvent */ {name: ref{6069, 10}, kind: kindObject, mask: mObject, props: ref{567, 3}, nreq: 3},
+	130:/* ContextCompressionPlugin */ {name: ref{5661, 24}, kind: kindObject, mask: mObject, props: ref{522, 3}, nreq: 1},
+	131:/* CostDetails */ {name: ref{5685, 11}, kind: kindObject, mask: mNull | mObject, props: ref{525, 3}, nreq: 2},
+	132:/* CreatedEvent */ {name: ref{5784, 12}, kind: kindObject, mask: mObject, props: ref{528, 3}, nreq: 3},
+	133:/* CustomTool */ {name: ref{5796, 10}, kind: kindObject, mask: mObject, props: ref{531, 4}, nreq: 2},
+	134:/* CustomToolCallInputDeltaEvent */ {name: ref{5812, 29}, kind: kindObject, mask: mObject, props: ref{535, 5}, nreq: 5},
+	135:/* CustomToolCallInputDoneEvent */ {name: ref{5841, 28}, kind: kindObject, mask: mObject, props: ref{540, 5}, nreq: 5},
+	136:/* CustomToolCallItem */ {name: ref{5869, 18}, kind: kindObject, mask: mObject, props: ref{545, 7}, nreq: 4},
+	137:/* CustomToolCallOutputItem */ {name: ref{5896, 24}, kind: kindObject, mask: mObject, props: ref{552, 4}, nreq: 3},
+	138:/* CustomToolCallOutputItemOutputInputImage */ {name: ref{5920, 40}, kind: kindObject, mask: mObject, props: ref{556, 3}, nreq: 2},
+	139:/* CustomToolFormatGrammar */ {name: ref{5960, 23}, kind: kindObject, mask: mObject, props: ref{559, 3}, nreq: 3},
+	140:/* CustomToolFormatText */ {name: ref{5999, 20}, kind: kindObject, mask: mObject, props: ref{562, 1}, nreq: 1},
+	141:/* DatetimeServerTool */ {name: ref{6019, 18}, kind: kindObject, mask: mObject, props: ref{563, 2}, nreq: 1},
+	142:/* DatetimeServerToolConfig */ {name: ref{6037, 24}, kind: kindObject, mask: mObject, props: ref{565, 1}},
+	143:/* DebugEvent */ {name: ref{6069, 10}, kind: kindObject, mask: mObject, props: ref{566, 3}, nreq: 3},
 	144:/* DeprecatedRoute */ {name: ref{6079, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{46, 2}},
-	145:/* EasyInputMessage */ {name: ref{6106, 16}, kind: kindObject, mask: mObject, props: ref{570, 4}, nreq: 1},
-	146:/* EasyInputMessageContentInputImage */ {name: ref{6122, 33}, kind: kindObject, mask: mObject, props: ref{574, 3}, nreq: 2},
-	147:/* EdgeNetworkTimeoutResponse */ {name: ref{6155, 26}, kind: kindObject, mask: mObject, props: ref{577, 3}, nreq: 1},
-	148:/* EdgeNetworkTimeoutResponseErrorData */ {name: ref{6181, 35}, kind: kindObject, mask: mObject, props: ref{580, 3}, nreq: 2},
-	149:/* EndpointInfo */ {name: ref{6216, 12}, kind: kindObject, mask: mObject, props: ref{583, 3}, nreq: 3},
-	150:/* EndpointsMetadata */ {name: ref{6236, 17}, kind: kindObject, mask: mObject, props: ref{586, 2}, nreq: 2},
-	151:/* ErrorEvent */ {name: ref{6267, 10}, kind: kindObject, mask: mObject, props: ref{588, 5}, nreq: 5},
+	145:/* EasyInputMessage */ {name: ref{6106, 16}, kind: kindObject, mask: mObject, props: ref{569, 4}, nreq: 1},
+	146:/* EasyInputMessageContentInputImage */ {name: ref{6122, 33}, kind: kindObject, mask: mObject, props: ref{573, 3}, nreq: 2},
+	147:/* EdgeNetworkTimeoutResponse */ {name: ref{6155, 26}, kind: kindObject, mask: mObject, props: ref{576, 3}, nreq: 1},
+	148:/* EdgeNetworkTimeoutResponseErrorData */ {name: ref{6181, 35}, kind: kindObject, mask: mObject, props: ref{579, 3}, nreq: 2},
+	149:/* EndpointInfo */ {name: ref{6216, 12}, kind: kindObject, mask: mObject, props: ref{582, 3}, nreq: 3},
+	150:/* EndpointsMetadata */ {name: ref{6236, 17}, kind: kindObject, mask: mObject, props: ref{585, 2}, nreq: 2},
+	151:/* ErrorEvent */ {name: ref{6267, 10}, kind: kindObject, mask: mObject, props: ref{587, 5}, nreq: 5},
 	152:/* FailableToolCallStatus */ {name: ref{6277, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{48, 4}},
-	153:/* FailedEvent */ {name: ref{6315, 11}, kind: kindObject, mask: mObject, props: ref{593, 3}, nreq: 3},
-	154:/* FileCitation */ {name: ref{6326, 12}, kind: kindObject, mask: mObject, props: ref{596, 4}, nreq: 4},
-	155:/* FileParserPlugin */ {name: ref{6345, 16}, kind: kindObject, mask: mObject, props: ref{600, 3}, nreq: 1},
-	156:/* FilePath */ {name: ref{6364, 8}, kind: kindObject, mask: mObject, props: ref{603, 3}, nreq: 3},
-	157:/* FileSearchServerTool */ {name: ref{6372, 20}, kind: kindObject, mask: mObject, props: ref{606, 5}, nreq: 2},
-	158:/* FileSearchServerToolFiltersEq */ {name: ref{6438, 29}, kind: kindObject, mask: mObject, props: ref{611, 3}, nreq: 3},
-	159:/* FilesServerTool */ {name: ref{6475, 15}, kind: kindObject, mask: mObject, props: ref{614, 2}, nreq: 1},
+	153:/* FailedEvent */ {name: ref{6315, 11}, kind: kindObject, mask: mObject, props: ref{592, 3}, nreq: 3},
+	154:/* FileCitation */ {name: ref{6326, 12}, kind: kindObject, mask: mObject, props: ref{595, 4}, nreq: 4},
+	155:/* FileParserPlugin */ {name: ref{6345, 16}, kind: kindObject, mask: mObject, props: ref{599, 3}, nreq: 1},
+	156:/* FilePath */ {name: ref{6364, 8}, kind: kindObject, mask: mObject, props: ref{602, 3}, nreq: 3},
+	157:/* FileSearchServerTool */ {name: ref{6372, 20}, kind: kindObject, mask: mObject, props: ref{605, 5}, nreq: 2},
+	158:/* FileSearchServerToolFiltersEq */ {name: ref{6438, 29}, kind: kindObject, mask: mObject, props: ref{610, 3}, nreq: 3},
+	159:/* FilesServerTool */ {name: ref{6475, 15}, kind: kindObject, mask: mObject, props: ref{613, 2}, nreq: 1},
 	160:/* FilesServerToolConfig */ {name: ref{6490, 21}, kind: kindAny, mask: mAll},
-	161:/* ForbiddenResponse */ {name: ref{6511, 17}, kind: kindObject, mask: mObject, props: ref{616, 3}, nreq: 1},
-	162:/* ForbiddenResponseErrorData */ {name: ref{6528, 26}, kind: kindObject, mask: mObject, props: ref{619, 3}, nreq: 2},
-	163:/* FormatJsonObjectConfig */ {name: ref{6554, 22}, kind: kindObject, mask: mObject, props: ref{622, 1}, nreq: 1},
-	164:/* FormatJsonSchemaConfig */ {name: ref{6576, 22}, kind: kindObject, mask: mObject, props: ref{623, 5}, nreq: 3},
-	165:/* FormatTextConfig */ {name: ref{6598, 16}, kind: kindObject, mask: mObject, props: ref{628, 1}, nreq: 1},
+	161:/* ForbiddenResponse */ {name: ref{6511, 17}, kind: kindObject, mask: mObject, props: ref{615, 3}, nreq: 1},
+	162:/* ForbiddenResponseErrorData */ {name: ref{6528, 26}, kind: kindObject, mask: mObject, props: ref{618, 3}, nreq: 2},
+	163:/* FormatJsonObjectConfig */ {name: ref{6554, 22}, kind: kindObject, mask: mObject, props: ref{621, 1}, nreq: 1},
+	164:/* FormatJsonSchemaConfig */ {name: ref{6576, 22}, kind: kindObject, mask: mObject, props: ref{622, 5}, nreq: 3},
+	165:/* FormatTextConfig */ {name: ref{6598, 16}, kind: kindObject, mask: mObject, props: ref{627, 1}, nreq: 1},
 	166:/* Formats */ {name: ref{6614, 7}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{39, 3}},
-	167:/* FunctionCallArgsDeltaEvent */ {name: ref{6632, 26}, kind: kindObject, mask: mObject, props: ref{629, 5}, nreq: 5},
-	168:/* FunctionCallArgsDoneEvent */ {name: ref{6658, 25}, kind: kindObject, mask: mObject, props: ref{634, 6}, nreq: 6},
-	169:/* FunctionCallItem */ {name: ref{6683, 16}, kind: kindObject, mask: mObject, props: ref{640, 9}, nreq: 5},
-	170:/* FunctionCallOutputItem */ {name: ref{6724, 22}, kind: kindObject, mask: mObject, props: ref{649, 5}, nreq: 3},
-	171:/* FunctionCallOutputItemOutputInputImage */ {name: ref{6746, 38}, kind: kindObject, mask: mObject, props: ref{654, 3}, nreq: 2},
-	172:/* FunctionTool */ {name: ref{6784, 12}, kind: kindObject, mask: mObject, props: ref{657, 5}, nreq: 3},
-	173:/* FusionAnalysisResult */ {name: ref{6796, 20}, kind: kindObject, mask: mObject, props: ref{662, 5}, nreq: 5},
-	174:/* FusionCallAnalysisCompletedEvent */ {name: ref{6881, 32}, kind: kindObject, mask: mObject, props: ref{667, 5}, nreq: 5},
-	175:/* FusionCallAnalysisInProgressEvent */ {name: ref{6921, 33}, kind: kindObject, mask: mObject, props: ref{672, 6}, nreq: 6},
-	176:/* FusionCallCompletedEvent */ {name: ref{6978, 24}, kind: kindObject, mask: mObject, props: ref{678, 4}, nreq: 4},
-	177:/* FusionCallInProgressEvent */ {name: ref{7002, 25}, kind: kindObject, mask: mObject, props: ref{682, 4}, nreq: 4},
-	178:/* FusionCallPanelAddedEvent */ {name: ref{7027, 25}, kind: kindObject, mask: mObject, props: ref{686, 5}, nreq: 5},
-	179:/* FusionCallPanelCompletedEvent */ {name: ref{7052, 29}, kind: kindObject, mask: mObject, props: ref{691, 6}, nreq: 6},
-	180:/* FusionCallPanelDeltaEvent */ {name: ref{7081, 25}, kind: kindObject, mask: mObject, props: ref{697, 6}, nreq: 6},
-	181:/* FusionCallPanelFailedEvent */ {name: ref{7106, 26}, kind: kindObject, mask: mObject, props: ref{703, 7}, nreq: 6},
-	182:/* FusionCallPanelReasoningDeltaEvent */ {name: ref{7143, 34}, kind: kindObject, mask: mObject, props: ref{710, 6}, nreq: 6},
-	183:/* FusionPlugin */ {name: ref{7177, 12}, kind: kindObject, mask: mObject, props: ref{716, 7}, nreq: 1},
-	184:/* FusionServerToolConfig */ {name: ref{7210, 22}, kind: kindObject, mask: mObject, props: ref{723, 8}},
-	185:/* FusionServerTool_OpenRouter */ {name: ref{7232, 27}, kind: kindObject, mask: mObject, props: ref{731, 2}, nreq: 1},
-	186:/* FusionSource */ {name: ref{7259, 12}, kind: kindObject, mask: mObject, props: ref{733, 2}, nreq: 2},
+	167:/* FunctionCallArgsDeltaEvent */ {name: ref{6632, 26}, kind: kindObject, mask: mObject, props: ref{628, 5}, nreq: 5},
+	168:/* FunctionCallArgsDoneEvent */ {name: ref{6658, 25}, kind: kindObject, mask: mObject, props: ref{633, 6}, nreq: 6},
+	169:/* FunctionCallItem */ {name: ref{6683, 16}, kind: kindObject, mask: mObject, props: ref{639, 9}, nreq: 5},
+	170:/* FunctionCallOutputItem */ {name: ref{6724, 22}, kind: kindObject, mask: mObject, props: ref{648, 5}, nreq: 3},
+	171:/* FunctionCallOutputItemOutputInputImage */ {name: ref{6746, 38}, kind: kindObject, mask: mObject, props: ref{653, 3}, nreq: 2},
+	172:/* FunctionTool */ {name: ref{6784, 12}, kind: kindObject, mask: mObject, props: ref{656, 5}, nreq: 3},
+	173:/* FusionAnalysisResult */ {name: ref{6796, 20}, kind: kindObject, mask: mObject, props: ref{661, 5}, nreq: 5},
+	174:/* FusionCallAnalysisCompletedEvent */ {name: ref{6881, 32}, kind: kindObject, mask: mObject, props: ref{666, 5}, nreq: 5},
+	175:/* FusionCallAnalysisInProgressEvent */ {name: ref{6921, 33}, kind: kindObject, mask: mObject, props: ref{671, 6}, nreq: 6},
+	176:/* FusionCallCompletedEvent */ {name: ref{6978, 24}, kind: kindObject, mask: mObject, props: ref{677, 4}, nreq: 4},
+	177:/* FusionCallInProgressEvent */ {name: ref{7002, 25}, kind: kindObject, mask: mObject, props: ref{681, 4}, nreq: 4},
+	178:/* FusionCallPanelAddedEvent */ {name: ref{7027, 25}, kind: kindObject, mask: mObject, props: ref{685, 5}, nreq: 5},
+	179:/* FusionCallPanelCompletedEvent */ {name: ref{7052, 29}, kind: kindObject, mask: mObject, props: ref{690, 6}, nreq: 6},
+	180:/* FusionCallPanelDeltaEvent */ {name: ref{7081, 25}, kind: kindObject, mask: mObject, props: ref{696, 6}, nreq: 6},
+	181:/* FusionCallPanelFailedEvent */ {name: ref{7106, 26}, kind: kindObject, mask: mObject, props: ref{702, 7}, nreq: 6},
+	182:/* FusionCallPanelReasoningDeltaEvent */ {name: ref{7143, 34}, kind: kindObject, mask: mObject, props: ref{709, 6}, nreq: 6},
+	183:/* FusionPlugin */ {name: ref{7177, 12}, kind: kindObject, mask: mObject, props: ref{715, 7}, nreq: 1},
+	184:/* FusionServerToolConfig */ {name: ref{7210, 22}, kind: kindObject, mask: mObject, props: ref{722, 8}},
+	185:/* FusionServerTool_OpenRouter */ {name: ref{7232, 27}, kind: kindObject, mask: mObject, props: ref{730, 2}, nreq: 1},
+	186:/* FusionSource */ {name: ref{7259, 12}, kind: kindObject, mask: mObject, props: ref{732, 2}, nreq: 2},
 	187:/* ImageConfig */ {name: ref{7276, 11}, kind: kindAny, mask: mAll},
-	188:/* ImageGenCallCompletedEvent */ {name: ref{7287, 26}, kind: kindObject, mask: mObject, props: ref{735, 4}, nreq: 4},
-	189:/* ImageGenCallGeneratingEvent */ {name: ref{7313, 27}, kind: kindObject, mask: mObject, props: ref{739, 4}, nreq: 4},
-	190:/* ImageGenCallInProgressEvent */ {name: ref{7340, 27}, kind: kindObject, mask: mObject, props: ref{743, 4}, nreq: 4},
-	191:/* ImageGenCallPartialImageEvent */ {name: ref{7367, 29}, kind: kindObject, mask: mObject, props: ref{747, 6}, nreq: 6},
-	192:/* ImageGenerationServerTool */ {name: ref{7432, 25}, kind: kindObject, mask: mObject, props: ref{753, 11}, nreq: 1},
-	193:/* ImageGenerationServerToolConfig */ {name: ref{7553, 31}, kind: kindObject, mask: mObject, props: ref{764, 1}, open: true},
-	194:/* ImageGenerationServerTool_OpenRouter */ {name: ref{7584, 36}, kind: kindObject, mask: mObject, props: ref{765, 2}, nreq: 1},
+	188:/* ImageGenCallCompletedEvent */ {name: ref{7287, 26}, kind: kindObject, mask: mObject, props: ref{734, 4}, nreq: 4},
+	189:/* ImageGenCallGeneratingEvent */ {name: ref{7313, 27}, kind: kindObject, mask: mObject, props: ref{738, 4}, nreq: 4},
+	190:/* ImageGenCallInProgressEvent */ {name: ref{7340, 27}, kind: kindObject, mask: mObject, props: ref{742, 4}, nreq: 4},
+	191:/* ImageGenCallPartialImageEvent */ {name: ref{7367, 29}, kind: kindObject, mask: mObject, props: ref{746, 6}, nreq: 6},
+	192:/* ImageGenerationServerTool */ {name: ref{7432, 25}, kind: kindObject, mask: mObject, props: ref{752, 11}, nreq: 1},
+	193:/* ImageGenerationServerToolConfig */ {name: ref{7553, 31}, kind: kindObject, mask: mObject, props: ref{763, 1}, open: true},
+	194:/* ImageGenerationServerTool_OpenRouter */ {name: ref{7584, 36}, kind: kindObject, mask: mObject, props: ref{764, 2}, nreq: 1},
 	195:/* ImageGenerationStatus */ {name: ref{7620, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{52, 4}},
-	196:/* InProgressEvent */ {name: ref{7651, 15}, kind: kindObject, mask: mObject, props: ref{767, 3}, nreq: 3},
-	197:/* IncompleteDetails */ {name: ref{7666, 17}, kind: kindObject, mask: mNull | mObject, props: ref{770, 1}},
-	198:/* IncompleteEvent */ {name: ref{7689, 15}, kind: kindObject, mask: mObject, props: ref{771, 3}, nreq: 3},
-	199:/* InputAudio */ {name: ref{7704, 10}, kind: kindObject, mask: mObject, props: ref{774, 2}, nreq: 2},
-	200:/* InputFile */ {name: ref{7714, 9}, kind: kindObject, mask: mObject, props: ref{776, 5}, nreq: 1},
-	201:/* InputImage */ {name: ref{7740, 10}, kind: kindObject, mask: mObject, props: ref{781, 3}, nreq: 2},
-	202:/* InputMessageItem */ {name: ref{7750, 16}, kind: kindObject, mask: mObject, props: ref{784, 4}, nreq: 1},
-	203:/* InputMessageItemContentInputImage */ {name: ref{7766, 33}, kind: kindObject, mask: mObject, props: ref{788, 3}, nreq: 2},
-	204:/* InputText */ {name: ref{7799, 9}, kind: kindObject, mask: mObject, props: ref{791, 3}, nreq: 2},
-	205:/* InputVideo */ {name: ref{7808, 10}, kind: kindObject, mask: mObject, props: ref{794, 2}, nreq: 2},
+	196:/* InProgressEvent */ {name: ref{7651, 15}, kind: kindObject, mask: mObject, props: ref{766, 3}, nreq: 3},
+	197:/* IncompleteDetails */ {name: ref{7666, 17}, kind: kindObject, mask: mNull | mObject, props: ref{769, 1}},
+	198:/* IncompleteEvent */ {name: ref{7689, 15}, kind: kindObject, mask: mObject, props: ref{770, 3}, nreq: 3},
+	199:/* InputAudio */ {name: ref{7704, 10}, kind: kindObject, mask: mObject, props: ref{773, 2}, nreq: 2},
+	200:/* InputFile */ {name: ref{7714, 9}, kind: kindObject, mask: mObject, props: ref{775, 5}, nreq: 1},
+	201:/* InputImage */ {name: ref{7740, 10}, kind: kindObject, mask: mObject, props: ref{780, 3}, nreq: 2},
+	202:/* InputMessageItem */ {name: ref{7750, 16}, kind: kindObject, mask: mObject, props: ref{783, 4}, nreq: 1},
+	203:/* InputMessageItemContentInputImage */ {name: ref{7766, 33}, kind: kindObject, mask: mObject, props: ref{787, 3}, nreq: 2},
+	204:/* InputText */ {name: ref{7799, 9}, kind: kindObject, mask: mObject, props: ref{790, 3}, nreq: 2},
+	205:/* InputVideo */ {name: ref{7808, 10}, kind: kindObject, mask: mObject, props: ref{793, 2}, nreq: 2},
 	206:/* Inputs */ {name: ref{7818, 6}, kind: kindAlts, mask: mArray | mString, alts: ref{5, 2}},
-	207:/* InputsCustomToolCall */ {name: ref{7824, 20}, kind: kindObject, mask: mObject, props: ref{796, 7}, nreq: 4},
-	208:/* InputsFunctionCall */ {name: ref{7844, 18}, kind: kindObject, mask: mObject, props: ref{803, 9}, nreq: 4},
+	207:/* InputsCustomToolCall */ {name: ref{7824, 20}, kind: kindObject, mask: mObject, props: ref{795, 7}, nreq: 4},
+	208:/* InputsFunctionCall */ {name: ref{7844, 18}, kind: kindObject, mask: mObject, props: ref{802, 9}, nreq: 4},
 	209:/* InputsItem */ {name: ref{7862, 10}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: 210, cases: ref{42, 45}},
-	210:/* InputsMessage */ {name: ref{8321, 13}, kind: kindObject, mask: mObject, props: ref{812, 6}, nreq: 1},
-	211:/* InputsReasoning */ {name: ref{8334, 15}, kind: kindObject, mask: mObject, props: ref{818, 8}, nreq: 3},
-	212:/* InternalServerResponse */ {name: ref{8358, 22}, kind: kindObject, mask: mObject, props: ref{826, 3}, nreq: 1},
-	213:/* InternalServerResponseErrorData */ {name: ref{8380, 31}, kind: kindObject, mask: mObject, props: ref{829, 3}, nreq: 2},
-	214:/* ItemReferenceItem */ {name: ref{8411, 17}, kind: kindObject, mask: mObject, props: ref{832, 2}, nreq: 2},
-	215:/* Legacy_ChatContentVideo */ {name: ref{8428, 23}, kind: kindObject, mask: mObject, props: ref{834, 2}, nreq: 2},
-	216:/* Legacy_ChatContentVideoInput */ {name: ref{8451, 28}, kind: kindObject, mask: mObject, props: ref{836, 1}, nreq: 1},
-	217:/* Legacy_WebSearchServerTool */ {name: ref{8479, 26}, kind: kindObject, mask: mObject, props: ref{837, 8}, nreq: 1},
-	218:/* LocalShellCallItem */ {name: ref{8505, 18}, kind: kindObject, mask: mObject, props: ref{845, 5}, nreq: 5},
-	219:/* LocalShellCallOutputItem */ {name: ref{8529, 24}, kind: kindObject, mask: mObject, props: ref{850, 4}, nreq: 3},
-	220:/* McpApprovalRequestItem */ {name: ref{8553, 22}, kind: kindObject, mask: mObject, props: ref{854, 5}, nreq: 5},
-	221:/* McpApprovalResponseItem */ {name: ref{8587, 23}, kind: kindObject, mask: mObject, props: ref{859, 5}, nreq: 3},
-	222:/* McpCallItem */ {name: ref{8636, 11}, kind: kindObject, mask: mObject, props: ref{864, 7}, nreq: 5},
-	223:/* McpListToolsItem */ {name: ref{8647, 16}, kind: kindObject, mask: mObject, props: ref{871, 5}, nreq: 4},
-	224:/* McpServerTool */ {name: ref{8663, 13}, kind: kindObject, mask: mObject, props: ref{876, 9}, nreq: 2},
+	210:/* InputsMessage */ {name: ref{8321, 13}, kind: kindObject, mask: mObject, props: ref{811, 6}, nreq: 1},
+	211:/* InputsReasoning */ {name: ref{8334, 15}, kind: kindObject, mask: mObject, props: ref{817, 8}, nreq: 3},
+	212:/* InternalServerResponse */ {name: ref{8358, 22}, kind: kindObject, mask: mObject, props: ref{825, 3}, nreq: 1},
+	213:/* InternalServerResponseErrorData */ {name: ref{8380, 31}, kind: kindObject, mask: mObject, props: ref{828, 3}, nreq: 2},
+	214:/* ItemReferenceItem */ {name: ref{8411, 17}, kind: kindObject, mask: mObject, props: ref{831, 2}, nreq: 2},
+	215:/* Legacy_ChatContentVideo */ {name: ref{8428, 23}, kind: kindObject, mask: mObject, props: ref{833, 2}, nreq: 2},
+	216:/* Legacy_ChatContentVideoInput */ {name: ref{8451, 28}, kind: kindObject, mask: mObject, props: ref{835, 1}, nreq: 1},
+	217:/* Legacy_WebSearchServerTool */ {name: ref{8479, 26}, kind: kindObject, mask: mObject, props: ref{836, 8}, nreq: 1},
+	218:/* LocalShellCallItem */ {name: ref{8505, 18}, kind: kindObject, mask: mObject, props: ref{844, 5}, nreq: 5},
+	219:/* LocalShellCallOutputItem */ {name: ref{8529, 24}, kind: kindObject, mask: mObject, props: ref{849, 4}, nreq: 3},
+	220:/* McpApprovalRequestItem */ {name: ref{8553, 22}, kind: kindObject, mask: mObject, props: ref{853, 5}, nreq: 5},
+	221:/* McpApprovalResponseItem */ {name: ref{8587, 23}, kind: kindObject, mask: mObject, props: ref{858, 5}, nreq: 3},
+	222:/* McpCallItem */ {name: ref{8636, 11}, kind: kindObject, mask: mObject, props: ref{863, 7}, nreq: 5},
+	223:/* McpListToolsItem */ {name: ref{8647, 16}, kind: kindObject, mask: mObject, props: ref{870, 5}, nreq: 4},
+	224:/* McpServerTool */ {name: ref{8663, 13}, kind: kindObject, mask: mObject, props: ref{875, 9}, nreq: 2},
 	225:/* MetadataLevel */ {name: ref{8765, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{56, 2}},
 	226:/* ModelName */ {name: ref{8786, 9}, kind: kindScalar, mask: mString},
-	227:/* ModerationPlugin */ {name: ref{8795, 16}, kind: kindObject, mask: mObject, props: ref{885, 1}, nreq: 1},
-	228:/* NamespaceFunctionTool */ {name: ref{8811, 21}, kind: kindObject, mask: mObject, props: ref{886, 8}, nreq: 2},
-	229:/* NamespaceTool */ {name: ref{8860, 13}, kind: kindObject, mask: mObject, props: ref{894, 4}, nreq: 4},
-	230:/* NotFoundResponse */ {name: ref{8873, 16}, kind: kindObject, mask: mObject, props: ref{898, 3}, nreq: 1},
-	231:/* NotFoundResponseErrorData */ {name: ref{8889, 25}, kind: kindObject, mask: mObject, props: ref{901, 3}, nreq: 2},
-	232:/* OpenAIResponseCustomToolCall */ {name: ref{8914, 28}, kind: kindObject, mask: mObject, props: ref{904, 6}, nreq: 4},
-	233:/* OpenAIResponseCustomToolCallOutput */ {name: ref{8942, 34}, kind: kindObject, mask: mObject, props: ref{910, 4}, nreq: 3},
-	234:/* OpenAIResponseFunctionToolCall */ {name: ref{8976, 30}, kind: kindObject, mask: mObject, props: ref{914, 9}, nreq: 4},
-	235:/* OpenAIResponseFunctionToolCallOutput */ {name: ref{9006, 36}, kind: kindObject, mask: mObject, props: ref{923, 5}, nreq: 3},
-	236:/* OpenAIResponseInputMessageItem */ {name: ref{9042, 30}, kind: kindObject, mask: mObject, props: ref{928, 4}, nreq: 3},
+	227:/* ModerationPlugin */ {name: ref{8795, 16}, kind: kindObject, mask: mObject, props: ref{884, 1}, nreq: 1},
+	228:/* NamespaceFunctionTool */ {name: ref{8811, 21}, kind: kindObject, mask: mObject, props: ref{885, 8}, nreq: 2},
+	229:/* NamespaceTool */ {name: ref{8860, 13}, kind: kindObject, mask: mObject, props: ref{893, 4}, nreq: 4},
+	230:/* NotFoundResponse */ {name: ref{8873, 16}, kind: kindObject, mask: mObject, props: ref{897, 3}, nreq: 1},
+	231:/* NotFoundResponseErrorData */ {name: ref{8889, 25}, kind: kindObject, mask: mObject, props: ref{900, 3}, nreq: 2},
+	232:/* OpenAIResponseCustomToolCall */ {name: ref{8914, 28}, kind: kindObject, mask: mObject, props: ref{903, 6}, nreq: 4},
+	233:/* OpenAIResponseCustomToolCallOutput */ {name: ref{8942, 34}, kind: kindObject, mask: mObject, props: ref{909, 4}, nreq: 3},
+	234:/* OpenAIResponseFunctionToolCall */ {name: ref{8976, 30}, kind: kindObject, mask: mObject, props: ref{913, 9}, nreq: 4},
+	235:/* OpenAIResponseFunctionToolCallOutput */ {name: ref{9006, 36}, kind: kindObject, mask: mObject, props: ref{922, 5}, nreq: 3},
+	236:/* OpenAIResponseInputMessageItem */ {name: ref{9042, 30}, kind: kindObject, mask: mObject, props: ref{927, 4}, nreq: 3},
 	237:/* OpenAIResponsesAnnotation */ {name: ref{9072, 25}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{87, 3}},
-	238:/* OpenAIResponsesCodeInterpreterCallCodeDelta */ {name: ref{9119, 43}, kind: kindObject, mask: mObject, props: ref{932, 5}, nreq: 5},
-	239:/* OpenAIResponsesCodeInterpreterCallCodeDone */ {name: ref{9162, 42}, kind: kindObject, mask: mObject, props: ref{937, 5}, nreq: 5},
-	240:/* OpenAIResponsesCodeInterpreterCallCompleted */ {name: ref{9204, 43}, kind: kindObject, mask: mObject, props: ref{942, 4}, nreq: 4},
-	241:/* OpenAIResponsesCodeInterpreterCallInProgress */ {name: ref{9247, 44}, kind: kindObject, mask: mObject, props: ref{946, 4}, nreq: 4},
-	242:/* OpenAIResponsesCodeInterpreterCallInterpreting */ {name: ref{9291, 46}, kind: kindObject, mask: mObject, props: ref{950, 4}, nreq: 4},
-	243:/* OpenAIResponsesImageGenCallCompleted */ {name: ref{9337, 36}, kind: kindObject, mask: mObject, props: ref{954, 4}, nreq: 4},
-	244:/* OpenAIResponsesImageGenCallGenerating */ {name: ref{9373, 37}, kind: kindObject, mask: mObject, props: ref{958, 4}, nreq: 4},
-	245:/* OpenAIResponsesImageGenCallInProgress */ {name: ref{9410, 37}, kind: kindObject, mask: mObject, props: ref{962, 4}, nreq: 4},
-	246:/* OpenAIResponsesImageGenCallPartialImage */ {name: ref{9447, 39}, kind: kindObject, mask: mObject, props: ref{966, 6}, nreq: 6},
-	247:/* OpenAIResponsesRefusalContent */ {name: ref{9486, 29}, kind: kindObject, mask: mObject, props: ref{972, 2}, nreq: 2},
+	238:/* OpenAIResponsesCodeInterpreterCallCodeDelta */ {name: ref{9119, 43}, kind: kindObject, mask: mObject, props: ref{931, 5}, nreq: 5},
+	239:/* OpenAIResponsesCodeInterpreterCallCodeDone */ {name: ref{9162, 42}, kind: kindObject, mask: mObject, props: ref{936, 5}, nreq: 5},
+	240:/* OpenAIResponsesCodeInterpreterCallCompleted */ {name: ref{9204, 43}, kind: kindObject, mask: mObject, props: ref{941, 4}, nreq: 4},
+	241:/* OpenAIResponsesCodeInterpreterCallInProgress */ {name: ref{9247, 44}, kind: kindObject, mask: mObject, props: ref{945, 4}, nreq: 4},
+	242:/* OpenAIResponsesCodeInterpreterCallInterpreting */ {name: ref{9291, 46}, kind: kindObject, mask: mObject, props: ref{949, 4}, nreq: 4},
+	243:/* OpenAIResponsesImageGenCallCompleted */ {name: ref{9337, 36}, kind: kindObject, mask: mObject, props: ref{953, 4}, nreq: 4},
+	244:/* OpenAIResponsesImageGenCallGenerating */ {name: ref{9373, 37}, kind: kindObject, mask: mObject, props: ref{957, 4}, nreq: 4},
+	245:/* OpenAIResponsesImageGenCallInProgress */ {name: ref{9410, 37}, kind: kindObject, mask: mObject, props: ref{961, 4}, nreq: 4},
+	246:/* OpenAIResponsesImageGenCallPartialImage */ {name: ref{9447, 39}, kind: kindObject, mask: mObject, props: ref{965, 6}, nreq: 6},
+	247:/* OpenAIResponsesRefusalContent */ {name: ref{9486, 29}, kind: kindObject, mask: mObject, props: ref{971, 2}, nreq: 2},
 	248:/* OpenAIResponsesResponseStatus */ {name: ref{9515, 29}, kind: kindScalar, mask: mString, enum: true, values: ref{58, 6}},
-	249:/* OpenAIResponsesSearchCompleted */ {name: ref{9559, 30}, kind: kindObject, mask: mObject, props: ref{974, 4}, nreq: 4},
+	249:/* OpenAIResponsesSearchCompleted */ {name: ref{9559, 30}, kind: kindObject, mask: mObject, props: ref{973, 4}, nreq: 4},
 	250:/* OpenAIResponsesToolChoice */ {name: ref{9589, 25}, kind: kindAlts, mask: mObject | mString, alts: ref{7, 2}},
-	251:/* OpenAIResponsesToolChoiceApplyPatch */ {name: ref{9614, 35}, kind: kindObject, mask: mObject, props: ref{978, 1}, nreq: 1},
-	252:/* OpenAIResponsesToolChoiceFunction */ {name: ref{9649, 33}, kind: kindObject, mask: mObject, props: ref{979, 2}, nreq: 2},
-	253:/* OpenAIResponsesToolChoiceShell */ {name: ref{9682, 30}, kind: kindObject, mask: mObject, props: ref{981, 1}, nreq: 1},
-	254:/* OpenAIResponsesToolChoiceWebSearchPreview20250311 */ {name: ref{9712, 49}, kind: kindObject, mask: mObject, props: ref{982, 1}, nreq: 1},
+	251:/* OpenAIResponsesToolChoiceApplyPatch */ {name: ref{9614, 35}, kind: kindObject, mask: mObject, props: ref{977, 1}, nreq: 1},
+	252:/* OpenAIResponsesToolChoiceFunction */ {name: ref{9649, 33}, kind: kindObject, mask: mObject, props: ref{978, 2}, nreq: 2},
+	253:/* OpenAIResponsesToolChoiceShell */ {name: ref{9682, 30}, kind: kindObject, mask: mObject, props: ref{980, 1}, nreq: 1},
+	254:/* OpenAIResponsesToolChoiceWebSearchPreview20250311 */ {name: ref{9712, 49}, kind: kindObject, mask: mObject, props: ref{981, 1}, nreq: 1},
 	255:/* OpenAIResponsesTruncation */ {name: ref{9761, 25}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{64, 2}},
-	256:/* OpenAIResponsesUsage */ {name: ref{9786, 20}, kind: kindObject, mask: mObject, props: ref{983, 5}, nreq: 5},
-	257:/* OpenAIResponsesWebSearchCallInProgress */ {name: ref{9872, 38}, kind: kindObject, mask: mObject, props: ref{988, 4}, nreq: 4},
-	258:/* OpenAIResponsesWebSearchCallSearching */ {name: ref{9910, 37}, kind: kindObject, mask: mObject, props: ref{992, 4}, nreq: 4},
-	259:/* OpenResponsesCreatedEvent */ {name: ref{9947, 25}, kind: kindObject, mask: mObject, props: ref{996, 3}, nreq: 3},
-	260:/* OpenResponsesInProgressEvent */ {name: ref{9972, 28}, kind: kindObject, mask: mObject, props: ref{999, 3}, nreq: 3},
-	261:/* OpenResponsesLogProbs */ {name: ref{10000, 21}, kind: kindObject, mask: mObject, props: ref{1002, 4}, nreq: 2},
-	262:/* OpenResponsesResult */ {name: ref{10021, 19}, kind: kindObject, mask: mObject, props: ref{1006, 37}, nreq: 18},
-	263:/* OpenResponsesTopLogprobs */ {name: ref{10050, 24}, kind: kindObject, mask: mObject, props: ref{1043, 3}},
-	264:/* OpenRouterMetadata */ {name: ref{10074, 18}, kind: kindObject, mask: mObject, props: ref{1046, 10}, nreq: 7},
-	265:/* OpenRouterWebSearchServerTool */ {name: ref{10153, 29}, kind: kindObject, mask: mObject, props: ref{1056, 2}, nreq: 1},
-	266:/* OutputAdvisorServerToolItem */ {name: ref{10182, 27}, kind: kindObject, mask: mObject, props: ref{1058, 8}, nreq: 2},
-	267:/* OutputApplyPatchCallItem */ {name: ref{10228, 24}, kind: kindObject, mask: mObject, props: ref{1066, 5}, nreq: 5},
-	268:/* OutputApplyPatchServerToolItem */ {name: ref{10252, 30}, kind: kindObject, mask: mObject, props: ref{1071, 5}, nreq: 2},
-	269:/* OutputBashServerToolItem */ {name: ref{10282, 24}, kind: kindObject, mask: mObject, props: ref{1076, 9}, nreq: 2},
-	270:/* OutputBrowserUseServerToolItem */ {name: ref{10333, 30}, kind: kindObject, mask: mObject, props: ref{1085, 5}, nreq: 2},
-	271:/* OutputCodeInterpreterCallItem */ {name: ref{10376, 29}, kind: kindObject, mask: mObject, props: ref{1090, 6}, open: true, nreq: 3},
-	272:/* OutputCodeInterpreterServerToolItem */ {name: ref{10405, 35}, kind: kindObject, mask: mObject, props: ref{1096, 8}, nreq: 2},
-	273:/* OutputComputerCallItem */ {name: ref{10448, 22}, kind: kindObject, mask: mObject, props: ref{1104, 6}, nreq: 4},
-	274:/* OutputCustomToolCallItem */ {name: ref{10491, 24}, kind: kindObject, mask: mObject, props: ref{1110, 6}, nreq: 4},
-	275:/* OutputDatetimeItem */ {name: ref{10515, 18}, kind: kindObject, mask: mObject, props: ref{1116, 5}, nreq: 4},
-	276:/* OutputFileSearchCallItem */ {name: ref{10541, 24}, kind: kindObject, mask: mObject, props: ref{1121, 4}, nreq: 4},
-	277:/* OutputFileSearchServerToolItem */ {name: ref{10572, 30}, kind: kindObject, mask: mObject, props: ref{1125, 4}, nreq: 2},
-	278:/* OutputFilesServerToolItem */ {name: ref{10602, 25}, kind: kindObject, mask: mObject, props: ref{1129, 10}, nreq: 2},
-	279:/* OutputFunctionCallItem */ {name: ref{10633, 22}, kind: kindObject, mask: mObject, props: ref{1139, 9}, nreq: 4},
-	280:/* OutputFusionServerToolItem */ {name: ref{10655, 26}, kind: kindObject, mask: mObject, props: ref{1148, 9}, nreq: 2},
-	281:/* OutputImageGenerationCallItem */ {name: ref{10724, 29}, kind: kindObject, mask: mObject, props: ref{1157, 5}, nreq: 3},
-	282:/* OutputImageGenerationServerToolItem */ {name: ref{10753, 35}, kind: kindObject, mask: mObject, props: ref{1162, 8}, nreq: 2},
-	283:/* OutputItemAddedEvent */ {name: ref{10817, 20}, kind: kindObject, mask: mObject, props: ref{1170, 4}, nreq: 4},
-	284:/* OutputItemApplyPatchCall */ {name: ref{10841, 24}, kind: kindObject, mask: mObject, props: ref{1174, 6}, nreq: 5},
-	285:/* OutputItemCodeInterpreterCall */ {name: ref{10875, 29}, kind: kindObject, mask: mObject, props: ref{1180, 6}, open: true, nreq: 3},
-	286:/* OutputItemCustomToolCall */ {name: ref{10904, 24}, kind: kindObject, mask: mObject, props: ref{1186, 6}, nreq: 4},
-	287:/* OutputItemDoneEvent */ {name: ref{10928, 19}, kind: kindObject, mask: mObject, props: ref{1192, 4}, nreq: 4},
-	288:/* OutputItemFileSearchCall */ {name: ref{10947, 24}, kind: kindObject, mask: mObject, props: ref{1196, 4}, nreq: 4},
-	289:/* OutputItemFunctionCall */ {name: ref{10971, 22}, kind: kindObject, mask: mObject, props: ref{1200, 7}, nreq: 4},
-	290:/* OutputItemImageGenerationCall */ {name: ref{10993, 29}, kind: kindObject, mask: mObject, props: ref{1207, 4}, nreq: 3},
-	291:/* OutputItemReasoning */ {name: ref{11022, 19}, kind: kindObject, mask: mObject, props: ref{1211, 6}, nreq: 3},
-	292:/* OutputItemWebSearchCall */ {name: ref{11041, 23}, kind: kindObject, mask: mObject, props: ref{1217, 4}, open: true, nreq: 3},
-	293:/* OutputItemWebSearchCallActionFindInPage */ {name: ref{11064, 39}, kind: kindObject, mask: mObject, props: ref{1221, 3}, nreq: 3},
-	294:/* OutputItemWebSearchCallActionOpenPage */ {name: ref{11110, 37}, kind: kindObject, mask: mObject, props: ref{1224, 2}, nreq: 1},
-	295:/* OutputItemWebSearchCallActionSearch */ {name: ref{11147, 35}, kind: kindObject, mask: mObject, props: ref{1226, 4}, nreq: 2},
+	256:/* OpenAIResponsesUsage */ {name: ref{9786, 20}, kind: kindObject, mask: mObject, props: ref{982, 5}, nreq: 5},
+	257:/* OpenAIResponsesWebSearchCallInProgress */ {name: ref{9872, 38}, kind: kindObject, mask: mObject, props: ref{987, 4}, nreq: 4},
+	258:/* OpenAIResponsesWebSearchCallSearching */ {name: ref{9910, 37}, kind: kindObject, mask: mObject, props: ref{991, 4}, nreq: 4},
+	259:/* OpenResponsesCreatedEvent */ {name: ref{9947, 25}, kind: kindObject, mask: mObject, props: ref{995, 3}, nreq: 3},
+	260:/* OpenResponsesInProgressEvent */ {name: ref{9972, 28}, kind: kindObject, mask: mObject, props: ref{998, 3}, nreq: 3},
+	261:/* OpenResponsesLogProbs */ {name: ref{10000, 21}, kind: kindObject, mask: mObject, props: ref{1001, 4}, nreq: 2},
+	262:/* OpenResponsesResult */ {name: ref{10021, 19}, kind: kindObject, mask: mObject, props: ref{1005, 37}, nreq: 18},
+	263:/* OpenResponsesTopLogprobs */ {name: ref{10050, 24}, kind: kindObject, mask: mObject, props: ref{1042, 3}},
+	264:/* OpenRouterMetadata */ {name: ref{10074, 18}, kind: kindObject, mask: mObject, props: ref{1045, 10}, nreq: 7},
+	265:/* OpenRouterWebSearchServerTool */ {name: ref{10153, 29}, kind: kindObject, mask: mObject, props: ref{1055, 2}, nreq: 1},
+	266:/* OutputAdvisorServerToolItem */ {name: ref{10182, 27}, kind: kindObject, mask: mObject, props: ref{1057, 8}, nreq: 2},
+	267:/* OutputApplyPatchCallItem */ {name: ref{10228, 24}, kind: kindObject, mask: mObject, props: ref{1065, 5}, nreq: 5},
+	268:/* OutputApplyPatchServerToolItem */ {name: ref{10252, 30}, kind: kindObject, mask: mObject, props: ref{1070, 5}, nreq: 2},
+	269:/* OutputBashServerToolItem */ {name: ref{10282, 24}, kind: kindObject, mask: mObject, props: ref{1075, 9}, nreq: 2},
+	270:/* OutputBrowserUseServerToolItem */ {name: ref{10333, 30}, kind: kindObject, mask: mObject, props: ref{1084, 5}, nreq: 2},
+	271:/* OutputCodeInterpreterCallItem */ {name: ref{10376, 29}, kind: kindObject, mask: mObject, props: ref{1089, 6}, open: true, nreq: 3},
+	272:/* OutputCodeInterpreterServerToolItem */ {name: ref{10405, 35}, kind: kindObject, mask: mObject, props: ref{1095, 8}, nreq: 2},
+	273:/* OutputComputerCallItem */ {name: ref{10448, 22}, kind: kindObject, mask: mObject, props: ref{1103, 6}, nreq: 4},
+	274:/* OutputCustomToolCallItem */ {name: ref{10491, 24}, kind: kindObject, mask: mObject, props: ref{1109, 6}, nreq: 4},
+	275:/* OutputDatetimeItem */ {name: ref{10515, 18}, kind: kindObject, mask: mObject, props: ref{1115, 5}, nreq: 4},
+	276:/* OutputFileSearchCallItem */ {name: ref{10541, 24}, kind: kindObject, mask: mObject, props: ref{1120, 4}, nreq: 4},
+	277:/* OutputFileSearchServerToolItem */ {name: ref{10572, 30}, kind: kindObject, mask: mObject, props: ref{1124, 4}, nreq: 2},
+	278:/* OutputFilesServerToolItem */ {name: ref{10602, 25}, kind: kindObject, mask: mObject, props: ref{1128, 10}, nreq: 2},
+	279:/* OutputFunctionCallItem */ {name: ref{10633, 22}, kind: kindObject, mask: mObject, props: ref{1138, 9}, nreq: 4},
+	280:/* OutputFusionServerToolItem */ {name: ref{10655, 26}, kind: kindObject, mask: mObject, props: ref{1147, 9}, nreq: 2},
+	281:/* OutputImageGenerationCallItem */ {name: ref{10724, 29}, kind: kindObject, mask: mObject, props: ref{1156, 5}, nreq: 3},
+	282:/* OutputImageGenerationServerToolItem */ {name: ref{10753, 35}, kind: kindObject, mask: mObject, props: ref{1161, 8}, nreq: 2},
+	283:/* OutputItemAddedEvent */ {name: ref{10817, 20}, kind: kindObject, mask: mObject, props: ref{1169, 4}, nreq: 4},
+	284:/* OutputItemApplyPatchCall */ {name: ref{10841, 24}, kind: kindObject, mask: mObject, props: ref{1173, 6}, nreq: 5},
+	285:/* OutputItemCodeInterpreterCall */ {name: ref{10875, 29}, kind: kindObject, mask: mObject, props: ref{1179, 6}, open: true, nreq: 3},
+	286:/* OutputItemCustomToolCall */ {name: ref{10904, 24}, kind: kindObject, mask: mObject, props: ref{1185, 6}, nreq: 4},
+	287:/* OutputItemDoneEvent */ {name: ref{10928, 19}, kind: kindObject, mask: mObject, props: ref{1191, 4}, nreq: 4},
+	288:/* OutputItemFileSearchCall */ {name: ref{10947, 24}, kind: kindObject, mask: mObject, props: ref{1195, 4}, nreq: 4},
+	289:/* OutputItemFunctionCall */ {name: ref{10971, 22}, kind: kindObject, mask: mObject, props: ref{1199, 7}, nreq: 4},
+	290:/* OutputItemImageGenerationCall */ {name: ref{10993, 29}, kind: kindObject, mask: mObject, props: ref{1206, 4}, nreq: 3},
+	291:/* OutputItemReasoning */ {name: ref{11022, 19}, kind: kindObject, mask: mObject, props: ref{1210, 6}, nreq: 3},
+	292:/* OutputItemWebSearchCall */ {name: ref{11041, 23}, kind: kindObject, mask: mObject, props: ref{1216, 4}, open: true, nreq: 3},
+	293:/* OutputItemWebSearchCallActionFindInPage */ {name: ref{11064, 39}, kind: kindObject, mask: mObject, props: ref{1220, 3}, nreq: 3},
+	294:/* OutputItemWebSearchCallActionOpenPage */ {name: ref{11110, 37}, kind: kindObject, mask: mObject, props: ref{1223, 2}, nreq: 1},
+	295:/* OutputItemWebSearchCallActionSearch */ {name: ref{11147, 35}, kind: kindObject, mask: mObject, props: ref{1225, 4}, nreq: 2},
 	296:/* OutputItems */ {name: ref{11187, 11}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{90, 31}},
-	297:/* OutputMcpServerToolItem */ {name: ref{11198, 23}, kind: kindObject, mask: mObject, props: ref{1230, 5}, nreq: 2},
-	298:/* OutputMemoryServerToolItem */ {name: ref{11240, 26}, kind: kindObject, mask: mObject, props: ref{1235, 6}, nreq: 2},
-	299:/* OutputMessage */ {name: ref{11266, 13}, kind: kindObject, mask: mObject, props: ref{1241, 6}, nreq: 4},
-	300:/* OutputMessageItem */ {name: ref{11279, 17}, kind: kindObject, mask: mObject, props: ref{1247, 6}, nreq: 4},
+	297:/* OutputMcpServerToolItem */ {name: ref{11198, 23}, kind: kindObject, mask: mObject, props: ref{1229, 5}, nreq: 2},
+	298:/* OutputMemoryServerToolItem */ {name: ref{11240, 26}, kind: kindObject, mask: mObject, props: ref{1234, 6}, nreq: 2},
+	299:/* OutputMessage */ {name: ref{11266, 13}, kind: kindObject, mask: mObject, props: ref{1240, 6}, nreq: 4},
+	300:/* OutputMessageItem */ {name: ref{11279, 17}, kind: kindObject, mask: mObject, props: ref{1246, 6}, nreq: 4},
 	301:/* OutputModalityEnum */ {name: ref{11296, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{66, 2}},
-	302:/* OutputReasoningItem */ {name: ref{11319, 19}, kind: kindObject, mask: mObject, props: ref{1253, 8}, nreq: 3},
-	303:/* OutputSearchModelsServerToolItem */ {name: ref{11338, 32}, kind: kindObject, mask: mObject, props: ref{1261, 5}, nreq: 2},
-	304:/* OutputShellCallItem */ {name: ref{11370, 19}, kind: kindObject, mask: mObject, props: ref{1266, 6}, nreq: 4},
-	305:/* OutputShellCallOutputItem */ {name: ref{11389, 25}, kind: kindObject, mask: mObject, props: ref{1272, 6}, nreq: 5},
-	306:/* OutputShellServerToolItem */ {name: ref{11431, 25}, kind: kindObject, mask: mObject, props: ref{1278, 7}, nreq: 2},
-	307:/* OutputSubagentServerToolItem */ {name: ref{11456, 28}, kind: kindObject, mask: mObject, props: ref{1285, 11}, nreq: 2},
-	308:/* OutputTextEditorServerToolItem */ {name: ref{11516, 30}, kind: kindObject, mask: mObject, props: ref{1296, 5}, nreq: 2},
-	309:/* OutputToolSearchServerToolItem */ {name: ref{11554, 30}, kind: kindObject, mask: mObject, props: ref{1301, 4}, nreq: 2},
-	310:/* OutputWebFetchServerToolItem */ {name: ref{11584, 28}, kind: kindObject, mask: mObject, props: ref{1305, 8}, nreq: 2},
-	311:/* OutputWebSearchCallItem */ {name: ref{11622, 23}, kind: kindObject, mask: mObject, props: ref{1313, 4}, open: true, nreq: 3},
-	312:/* OutputWebSearchServerToolItem */ {name: ref{11645, 29}, kind: kindObject, mask: mObject, props: ref{1317, 4}, nreq: 2},
+	302:/* OutputReasoningItem */ {name: ref{11319, 19}, kind: kindObject, mask: mObject, props: ref{1252, 8}, nreq: 3},
+	303:/* OutputSearchModelsServerToolItem */ {name: ref{11338, 32}, kind: kindObject, mask: mObject, props: ref{1260, 5}, nreq: 2},
+	304:/* OutputShellCallItem */ {name: ref{11370, 19}, kind: kindObject, mask: mObject, props: ref{1265, 6}, nreq: 4},
+	305:/* OutputShellCallOutputItem */ {name: ref{11389, 25}, kind: kindObject, mask: mObject, props: ref{1271, 6}, nreq: 5},
+	306:/* OutputShellServerToolItem */ {name: ref{11431, 25}, kind: kindObject, mask: mObject, props: ref{1277, 7}, nreq: 2},
+	307:/* OutputSubagentServerToolItem */ {name: ref{11456, 28}, kind: kindObject, mask: mObject, props: ref{1284, 11}, nreq: 2},
+	308:/* OutputTextEditorServerToolItem */ {name: ref{11516, 30}, kind: kindObject, mask: mObject, props: ref{1295, 5}, nreq: 2},
+	309:/* OutputToolSearchServerToolItem */ {name: ref{11554, 30}, kind: kindObject, mask: mObject, props: ref{1300, 4}, nreq: 2},
+	310:/* OutputWebFetchServerToolItem */ {name: ref{11584, 28}, kind: kindObject, mask: mObject, props: ref{1304, 8}, nreq: 2},
+	311:/* OutputWebSearchCallItem */ {name: ref{11622, 23}, kind: kindObject, mask: mObject, props: ref{1312, 4}, open: true, nreq: 3},
+	312:/* OutputWebSearchServerToolItem */ {name: ref{11645, 29}, kind: kindObject, mask: mObject, props: ref{1316, 4}, nreq: 2},
 	313:/* PDFParserEngine */ {name: ref{11674, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{68, 4}},
-	314:/* PDFParserOptions */ {name: ref{11721, 16}, kind: kindObject, mask: mObject, props: ref{1321, 1}},
-	315:/* ParetoRouterPlugin */ {name: ref{11737, 18}, kind: kindObject, mask: mObject, props: ref{1322, 5}, nreq: 1},
-	316:/* PayloadTooLargeResponse */ {name: ref{11792, 23}, kind: kindObject, mask: mObject, props: ref{1327, 3}, nreq: 1},
-	317:/* PayloadTooLargeResponseErrorData */ {name: ref{11815, 32}, kind: kindObject, mask: mObject, props: ref{1330, 3}, nreq: 2},
-	318:/* PaymentRequiredResponse */ {name: ref{11847, 23}, kind: kindObject, mask: mObject, props: ref{1333, 3}, nreq: 1},
-	319:/* PaymentRequiredResponseErrorData */ {name: ref{11870, 32}, kind: kindObject, mask: mObject, props: ref{1336, 3}, nreq: 2},
-	320:/* PercentileLatencyCutoffs */ {name: ref{11902, 24}, kind: kindObject, mask: mObject, props: ref{1339, 4}},
-	321:/* PercentileThroughputCutoffs */ {name: ref{11938, 27}, kind: kindObject, mask: mObject, props: ref{1343, 4}},
-	322:/* PipelineStage */ {name: ref{11965, 13}, kind: kindObject, mask: mObject, props: ref{1347, 7}, nreq: 2},
+	314:/* PDFParserOptions */ {name: ref{11721, 16}, kind: kindObject, mask: mObject, props: ref{1320, 1}},
+	315:/* ParetoRouterPlugin */ {name: ref{11737, 18}, kind: kindObject, mask: mObject, props: ref{1321, 5}, nreq: 1},
+	316:/* PayloadTooLargeResponse */ {name: ref{11792, 23}, kind: kindObject, mask: mObject, props: ref{1326, 3}, nreq: 1},
+	317:/* PayloadTooLargeResponseErrorData */ {name: ref{11815, 32}, kind: kindObject, mask: mObject, props: ref{1329, 3}, nreq: 2},
+	318:/* PaymentRequiredResponse */ {name: ref{11847, 23}, kind: kindObject, mask: mObject, props: ref{1332, 3}, nreq: 1},
+	319:/* PaymentRequiredResponseErrorData */ {name: ref{11870, 32}, kind: kindObject, mask: mObject, props: ref{1335, 3}, nreq: 2},
+	320:/* PercentileLatencyCutoffs */ {name: ref{11902, 24}, kind: kindObject, mask: mObject, props: ref{1338, 4}},
+	321:/* PercentileThroughputCutoffs */ {name: ref{11938, 27}, kind: kindObject, mask: mObject, props: ref{1342, 4}},
+	322:/* PipelineStage */ {name: ref{11965, 13}, kind: kindObject, mask: mObject, props: ref{1346, 7}, nreq: 2},
 	323:/* PipelineStageType */ {name: ref{12013, 17}, kind: kindScalar, mask: mString, enum: true, values: ref{72, 5}},
-	324:/* Prediction */ {name: ref{12092, 10}, kind: kindObject, mask: mNull | mObject, props: ref{1354, 2}, nreq: 2},
-	325:/* PredictionContentText */ {name: ref{12102, 21}, kind: kindObject, mask: mObject, props: ref{1356, 2}, nreq: 2},
+	324:/* Prediction */ {name: ref{12092, 10}, kind: kindObject, mask: mNull | mObject, props: ref{1353, 2}, nreq: 2},
+	325:/* PredictionContentText */ {name: ref{12102, 21}, kind: kindObject, mask: mObject, props: ref{1355, 2}, nreq: 2},
 	326:/* PreferredMaxLatency */ {name: ref{12123, 19}, kind: kindAlts, mask: mInteger | mNull | mNumber | mObject, alts: ref{9, 3}},
 	327:/* PreferredMinThroughput */ {name: ref{12142, 22}, kind: kindAlts, mask: mInteger | mNull | mNumber | mObject, alts: ref{12, 3}},
-	328:/* Preview_20250311_WebSearchServerTool */ {name: ref{12164, 36}, kind: kindObject, mask: mObject, props: ref{1358, 8}, nreq: 1},
-	329:/* Preview_WebSearchServerTool */ {name: ref{12200, 27}, kind: kindObject, mask: mObject, props: ref{1366, 8}, nreq: 1},
-	330:/* Preview_WebSearchUserLocation */ {name: ref{12227, 29}, kind: kindObject, mask: mNull | mObject, props: ref{1374, 5}, nreq: 1},
-	331:/* PromptCacheBreakpoint */ {name: ref{12267, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1379, 1}, nreq: 1},
-	332:/* PromptCacheOptions */ {name: ref{12288, 18}, kind: kindObject, mask: mNull | mObject, props: ref{1380, 2}, nreq: 1},
+	328:/* Preview_20250311_WebSearchServerTool */ {name: ref{12164, 36}, kind: kindObject, mask: mObject, props: ref{1357, 8}, nreq: 1},
+	329:/* Preview_WebSearchServerTool */ {name: ref{12200, 27}, kind: kindObject, mask: mObject, props: ref{1365, 8}, nreq: 1},
+	330:/* Preview_WebSearchUserLocation */ {name: ref{12227, 29}, kind: kindObject, mask: mNull | mObject, props: ref{1373, 5}, nreq: 1},
+	331:/* PromptCacheBreakpoint */ {name: ref{12267, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1378, 1}, nreq: 1},
+	332:/* PromptCacheOptions */ {name: ref{12288, 18}, kind: kindObject, mask: mNull | mObject, props: ref{1379, 2}, nreq: 1},
 	333:/* ProviderName */ {name: ref{12306, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{77, 105}},
-	334:/* ProviderOverloadedResponse */ {name: ref{13179, 26}, kind: kindObject, mask: mObject, props: ref{1382, 3}, nreq: 1},
-	335:/* ProviderOverloadedResponseErrorData */ {name: ref{13205, 35}, kind: kindObject, mask: mObject, props: ref{1385, 3}, nreq: 2},
-	336:/* ProviderPreferences */ {name: ref{13240, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1388, 13}},
+	334:/* ProviderOverloadedResponse */ {name: ref{13179, 26}, kind: kindObject, mask: mObject, props: ref{1381, 3}, nreq: 1},
+	335:/* ProviderOverloadedResponseErrorData */ {name: ref{13205, 35}, kind: kindObject, mask: mObject, props: ref{1384, 3}, nreq: 2},
+	336:/* ProviderPreferences */ {name: ref{13240, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1387, 13}},
 	337:/* ProviderSort */ {name: ref{13407, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{182, 4}},
-	338:/* ProviderSortConfig */ {name: ref{13447, 18}, kind: kindObject, mask: mObject, props: ref{1401, 2}},
+	338:/* ProviderSortConfig */ {name: ref{13447, 18}, kind: kindObject, mask: mObject, props: ref{1400, 2}},
 	339:/* Quantization */ {name: ref{13476, 12}, kind: kindScalar, mask: mString, enum: true, values: ref{186, 12}},
-	340:/* ReasoningConfig */ {name: ref{13539, 15}, kind: kindObject, mask: mNull | mObject, props: ref{1403, 6}},
+	340:/* ReasoningConfig */ {name: ref{13539, 15}, kind: kindObject, mask: mNull | mObject, props: ref{1402, 6}},
 	341:/* ReasoningContext */ {name: ref{13554, 16}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{198, 3}},
-	342:/* ReasoningDeltaEvent */ {name: ref{13591, 19}, kind: kindObject, mask: mObject, props: ref{1409, 6}, nreq: 6},
-	343:/* ReasoningDetailEncrypted */ {name: ref{13610, 24}, kind: kindObject, mask: mObject, props: ref{1415, 5}, nreq: 2},
-	344:/* ReasoningDetailServerToolCall */ {name: ref{13634, 29}, kind: kindObject, mask: mObject, props: ref{1420, 8}, nreq: 4},
-	345:/* ReasoningDetailSummary */ {name: ref{13672, 22}, kind: kindObject, mask: mObject, props: ref{1428, 5}, nreq: 2},
-	346:/* ReasoningDetailText */ {name: ref{13694, 19}, kind: kindObject, mask: mObject, props: ref{1433, 6}, nreq: 1},
+	342:/* ReasoningDeltaEvent */ {name: ref{13591, 19}, kind: kindObject, mask: mObject, props: ref{1408, 6}, nreq: 6},
+	343:/* ReasoningDetailEncrypted */ {name: ref{13610, 24}, kind: kindObject, mask: mObject, props: ref{1414, 5}, nreq: 2},
+	344:/* ReasoningDetailServerToolCall */ {name: ref{13634, 29}, kind: kindObject, mask: mObject, props: ref{1419, 8}, nreq: 4},
+	345:/* ReasoningDetailSummary */ {name: ref{13672, 22}, kind: kindObject, mask: mObject, props: ref{1427, 5}, nreq: 2},
+	346:/* ReasoningDetailText */ {name: ref{13694, 19}, kind: kindObject, mask: mObject, props: ref{1432, 6}, nreq: 1},
 	347:/* ReasoningDetailUnion */ {name: ref{13713, 20}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{121, 4}},
-	348:/* ReasoningDoneEvent */ {name: ref{13809, 18}, kind: kindObject, mask: mObject, props: ref{1439, 6}, nreq: 6},
+	348:/* ReasoningDoneEvent */ {name: ref{13809, 18}, kind: kindObject, mask: mObject, props: ref{1438, 6}, nreq: 6},
 	349:/* ReasoningEffort */ {name: ref{13827, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{201, 7}},
 	350:/* ReasoningFormat */ {name: ref{13874, 15}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{208, 9}},
-	351:/* ReasoningItem */ {name: ref{14052, 13}, kind: kindObject, mask: mObject, props: ref{1445, 8}, nreq: 3},
+	351:/* ReasoningItem */ {name: ref{14052, 13}, kind: kindObject, mask: mObject, props: ref{1444, 8}, nreq: 3},
 	352:/* ReasoningMode */ {name: ref{14065, 13}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{217, 2}},
-	353:/* ReasoningSummaryPartAddedEvent */ {name: ref{14089, 30}, kind: kindObject, mask: mObject, props: ref{1453, 6}, nreq: 6},
-	354:/* ReasoningSummaryPartDoneEvent */ {name: ref{14119, 29}, kind: kindObject, mask: mObject, props: ref{1459, 6}, nreq: 6},
-	355:/* ReasoningSummaryText */ {name: ref{14148, 20}, kind: kindObject, mask: mObject, props: ref{1465, 2}, nreq: 2},
-	356:/* ReasoningSummaryTextDeltaEvent */ {name: ref{14168, 30}, kind: kindObject, mask: mObject, props: ref{1467, 6}, nreq: 6},
-	357:/* ReasoningSummaryTextDoneEvent */ {name: ref{14198, 29}, kind: kindObject, mask: mObject, props: ref{1473, 6}, nreq: 6},
+	353:/* ReasoningSummaryPartAddedEvent */ {name: ref{14089, 30}, kind: kindObject, mask: mObject, props: ref{1452, 6}, nreq: 6},
+	354:/* ReasoningSummaryPartDoneEvent */ {name: ref{14119, 29}, kind: kindObject, mask: mObject, props: ref{1458, 6}, nreq: 6},
+	355:/* ReasoningSummaryText */ {name: ref{14148, 20}, kind: kindObject, mask: mObject, props: ref{1464, 2}, nreq: 2},
+	356:/* ReasoningSummaryTextDeltaEvent */ {name: ref{14168, 30}, kind: kindObject, mask: mObject, props: ref{1466, 6}, nreq: 6},
+	357:/* ReasoningSummaryTextDoneEvent */ {name: ref{14198, 29}, kind: kindObject, mask: mObject, props: ref{1472, 6}, nreq: 6},
 	358:/* ReasoningSummaryVerbosity */ {name: ref{14227, 25}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{219, 3}},
-	359:/* ReasoningTextContent */ {name: ref{14252, 20}, kind: kindObject, mask: mObject, props: ref{1479, 2}, nreq: 2},
-	360:/* RefusalDeltaEvent */ {name: ref{14272, 17}, kind: kindObject, mask: mObject, props: ref{1481, 6}, nreq: 6},
-	361:/* RefusalDoneEvent */ {name: ref{14289, 16}, kind: kindObject, mask: mObject, props: ref{1487, 6}, nreq: 6},
+	359:/* ReasoningTextContent */ {name: ref{14252, 20}, kind: kindObject, mask: mObject, props: ref{1478, 2}, nreq: 2},
+	360:/* RefusalDeltaEvent */ {name: ref{14272, 17}, kind: kindObject, mask: mObject, props: ref{1480, 6}, nreq: 6},
+	361:/* RefusalDoneEvent */ {name: ref{14289, 16}, kind: kindObject, mask: mObject, props: ref{1486, 6}, nreq: 6},
 	362:/* RequestMetadata */ {name: ref{14305, 15}, kind: kindAny, mask: mAll},
-	363:/* RequestTimeoutResponse */ {name: ref{14320, 22}, kind: kindObject, mask: mObject, props: ref{1493, 3}, nreq: 1},
-	364:/* RequestTimeoutResponseErrorData */ {name: ref{14342, 31}, kind: kindObject, mask: mObject, props: ref{1496, 3}, nreq: 2},
-	365:/* ResponseHealingPlugin */ {name: ref{14373, 21}, kind: kindObject, mask: mObject, props: ref{1499, 2}, nreq: 1},
+	363:/* RequestTimeoutResponse */ {name: ref{14320, 22}, kind: kindObject, mask: mObject, props: ref{1492, 3}, nreq: 1},
+	364:/* RequestTimeoutResponseErrorData */ {name: ref{14342, 31}, kind: kindObject, mask: mObject, props: ref{1495, 3}, nreq: 2},
+	365:/* ResponseHealingPlugin */ {name: ref{14373, 21}, kind: kindObject, mask: mObject, props: ref{1498, 2}, nreq: 1},
 	366:/* ResponseIncludesEnum */ {name: ref{14394, 20}, kind: kindScalar, mask: mString, enum: true, values: ref{222, 5}},
-	367:/* ResponseOutputText */ {name: ref{14560, 18}, kind: kindObject, mask: mObject, props: ref{1501, 4}, nreq: 2},
-	368:/* ResponsesErrorField */ {name: ref{14578, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1505, 2}, nreq: 2},
-	369:/* ResponsesRequest */ {name: ref{14597, 16}, kind: kindObject, mask: mObject, props: ref{1507, 40}},
-	370:/* ResponsesRequestToolsFunction */ {name: ref{14620, 29}, kind: kindObject, mask: mObject, props: ref{1547, 6}, nreq: 3},
-	371:/* ResponsesStreamingResponse */ {name: ref{14649, 26}, kind: kindObject, mask: mObject, props: ref{1553, 1}, nreq: 1},
-	372:/* RouterAttempt */ {name: ref{14675, 13}, kind: kindObject, mask: mObject, props: ref{1554, 3}, nreq: 3},
-	373:/* RouterParams */ {name: ref{14688, 12}, kind: kindObject, mask: mObject, props: ref{1557, 3}, open: true},
+	367:/* ResponseOutputText */ {name: ref{14560, 18}, kind: kindObject, mask: mObject, props: ref{1500, 4}, nreq: 2},
+	368:/* ResponsesErrorField */ {name: ref{14578, 19}, kind: kindObject, mask: mNull | mObject, props: ref{1504, 2}, nreq: 2},
+	369:/* ResponsesRequest */ {name: ref{14597, 16}, kind: kindObject, mask: mObject, props: ref{1506, 40}},
+	370:/* ResponsesRequestToolsFunction */ {name: ref{14620, 29}, kind: kindObject, mask: mObject, props: ref{1546, 6}, nreq: 3},
+	371:/* ResponsesStreamingResponse */ {name: ref{14649, 26}, kind: kindObject, mask: mObject, props: ref{1552, 1}, nreq: 1},
+	372:/* RouterAttempt */ {name: ref{14675, 13}, kind: kindObject, mask: mObject, props: ref{1553, 3}, nreq: 3},
+	373:/* RouterParams */ {name: ref{14688, 12}, kind: kindObject, mask: mObject, props: ref{1556, 3}, open: true},
 	374:/* RoutingStrategy */ {name: ref{14742, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{227, 9}},
 	375:/* SandboxSleepAfterSeconds */ {name: ref{14801, 24}, kind: kindScalar, mask: mInteger},
 	376:/* SearchContextSizeEnum */ {name: ref{14825, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{236, 3}},
-	377:/* SearchModelsServerToolConfig */ {name: ref{14846, 28}, kind: kindObject, mask: mObject, props: ref{1560, 1}},
-	378:/* SearchModelsServerTool_OpenRouter */ {name: ref{14874, 33}, kind: kindObject, mask: mObject, props: ref{1561, 2}, nreq: 1},
+	377:/* SearchModelsServerToolConfig */ {name: ref{14846, 28}, kind: kindObject, mask: mObject, props: ref{1559, 1}},
+	378:/* SearchModelsServerTool_OpenRouter */ {name: ref{14874, 33}, kind: kindObject, mask: mObject, props: ref{1560, 2}, nreq: 1},
 	379:/* SearchQualityLevel */ {name: ref{14907, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{239, 3}},
-	380:/* ServerToolUseDetails */ {name: ref{14925, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1563, 3}},
+	380:/* ServerToolUseDetails */ {name: ref{14925, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1562, 3}},
 	381:/* ServiceTier */ {name: ref{15003, 11}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{242, 5}},
-	382:/* ServiceUnavailableResponse */ {name: ref{15038, 26}, kind: kindObject, mask: mObject, props: ref{1566, 3}, nreq: 1},
-	383:/* ServiceUnavailableResponseErrorData */ {name: ref{15064, 35}, kind: kindObject, mask: mObject, props: ref{1569, 3}, nreq: 2},
-	384:/* ShellCallItem */ {name: ref{15099, 13}, kind: kindObject, mask: mObject, props: ref{1572, 7}, nreq: 3},
-	385:/* ShellCallOutputContent */ {name: ref{15112, 22}, kind: kindObject, mask: mObject, props: ref{1579, 3}, open: true, nreq: 3},
-	386:/* ShellCallOutputContentOutcomeExit */ {name: ref{15134, 33}, kind: kindObject, mask: mObject, props: ref{1582, 2}, open: true, nreq: 2},
-	387:/* ShellCallOutputContentOutcomeTimeout */ {name: ref{15176, 36}, kind: kindObject, mask: mObject, props: ref{1584, 1}, open: true, nreq: 1},
-	388:/* ShellCallOutputItem */ {name: ref{15212, 19}, kind: kindObject, mask: mObject, props: ref{1585, 6}, nreq: 3},
+	382:/* ServiceUnavailableResponse */ {name: ref{15038, 26}, kind: kindObject, mask: mObject, props: ref{1565, 3}, nreq: 1},
+	383:/* ServiceUnavailableResponseErrorData */ {name: ref{15064, 35}, kind: kindObject, mask: mObject, props: ref{1568, 3}, nreq: 2},
+	384:/* ShellCallItem */ {name: ref{15099, 13}, kind: kindObject, mask: mObject, props: ref{1571, 7}, nreq: 3},
+	385:/* ShellCallOutputContent */ {name: ref{15112, 22}, kind: kindObject, mask: mObject, props: ref{1578, 3}, open: true, nreq: 3},
+	386:/* ShellCallOutputContentOutcomeExit */ {name: ref{15134, 33}, kind: kindObject, mask: mObject, props: ref{1581, 2}, open: true, nreq: 2},
+	387:/* ShellCallOutputContentOutcomeTimeout */ {name: ref{15176, 36}, kind: kindObject, mask: mObject, props: ref{1583, 1}, open: true, nreq: 1},
+	388:/* ShellCallOutputItem */ {name: ref{15212, 19}, kind: kindObject, mask: mObject, props: ref{1584, 6}, nreq: 3},
 	389:/* ShellCallStatus */ {name: ref{15231, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{247, 3}},
-	390:/* ShellServerTool */ {name: ref{15246, 15}, kind: kindObject, mask: mObject, props: ref{1591, 1}, nreq: 1},
-	391:/* ShellServerToolConfig */ {name: ref{15261, 21}, kind: kindObject, mask: mObject, props: ref{1592, 3}},
+	390:/* ShellServerTool */ {name: ref{15246, 15}, kind: kindObject, mask: mObject, props: ref{1590, 1}, nreq: 1},
+	391:/* ShellServerToolConfig */ {name: ref{15261, 21}, kind: kindObject, mask: mObject, props: ref{1591, 3}},
 	392:/* ShellServerToolEngine */ {name: ref{15282, 21}, kind: kindScalar, mask: mString, enum: true, values: ref{250, 2}},
 	393:/* ShellServerToolEnvironment */ {name: ref{15303, 26}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{125, 2}},
-	394:/* ShellServerTool_OpenRouter */ {name: ref{15329, 26}, kind: kindObject, mask: mObject, props: ref{1595, 2}, nreq: 1},
+	394:/* ShellServerTool_OpenRouter */ {name: ref{15329, 26}, kind: kindObject, mask: mObject, props: ref{1594, 2}, nreq: 1},
 	395:/* StopServerToolsWhen */ {name: ref{15355, 19}, kind: kindArray, mask: mArray, items: 396},
 	396:/* StopServerToolsWhenCondition */ {name: ref{15374, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{127, 5}},
-	397:/* StopServerToolsWhenFinishReasonIs */ {name: ref{15467, 33}, kind: kindObject, mask: mObject, props: ref{1597, 2}, nreq: 2},
-	398:/* StopServerToolsWhenHasToolCall */ {name: ref{15500, 30}, kind: kindObject, mask: mObject, props: ref{1599, 2}, nreq: 2},
-	399:/* StopServerToolsWhenMaxCost */ {name: ref{15530, 26}, kind: kindObject, mask: mObject, props: ref{1601, 2}, nreq: 2},
-	400:/* StopServerToolsWhenMaxTokensUsed */ {name: ref{15575, 32}, kind: kindObject, mask: mObject, props: ref{1603, 2}, nreq: 2},
-	401:/* StopServerToolsWhenStepCountIs */ {name: ref{15607, 30}, kind: kindObject, mask: mObject, props: ref{1605, 2}, nreq: 2},
-	402:/* StoredPromptTemplate */ {name: ref{15647, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1607, 2}, nreq: 1},
+	397:/* StopServerToolsWhenFinishReasonIs */ {name: ref{15467, 33}, kind: kindObject, mask: mObject, props: ref{1596, 2}, nreq: 2},
+	398:/* StopServerToolsWhenHasToolCall */ {name: ref{15500, 30}, kind: kindObject, mask: mObject, props: ref{1598, 2}, nreq: 2},
+	399:/* StopServerToolsWhenMaxCost */ {name: ref{15530, 26}, kind: kindObject, mask: mObject, props: ref{1600, 2}, nreq: 2},
+	400:/* StopServerToolsWhenMaxTokensUsed */ {name: ref{15575, 32}, kind: kindObject, mask: mObject, props: ref{1602, 2}, nreq: 2},
+	401:/* StopServerToolsWhenStepCountIs */ {name: ref{15607, 30}, kind: kindObject, mask: mObject, props: ref{1604, 2}, nreq: 2},
+	402:/* StoredPromptTemplate */ {name: ref{15647, 20}, kind: kindObject, mask: mNull | mObject, props: ref{1606, 2}, nreq: 1},
 	403:/* StreamEvents */ {name: ref{15676, 12}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{132, 49}},
-	404:/* StreamEventsResponseCompleted */ {name: ref{17261, 29}, kind: kindObject, mask: mObject, props: ref{1609, 3}, nreq: 3},
-	405:/* StreamEventsResponseFailed */ {name: ref{17290, 26}, kind: kindObject, mask: mObject, props: ref{1612, 3}, nreq: 3},
-	406:/* StreamEventsResponseIncomplete */ {name: ref{17316, 30}, kind: kindObject, mask: mObject, props: ref{1615, 3}, nreq: 3},
-	407:/* StreamEventsResponseOutputItemAdded */ {name: ref{17346, 35}, kind: kindObject, mask: mObject, props: ref{1618, 4}, nreq: 4},
-	408:/* StreamEventsResponseOutputItemDone */ {name: ref{17381, 34}, kind: kindObject, mask: mObject, props: ref{1622, 4}, nreq: 4},
-	409:/* StreamLogprob */ {name: ref{17415, 13}, kind: kindObject, mask: mObject, props: ref{1626, 4}, nreq: 2},
-	410:/* StreamLogprobTopLogprob */ {name: ref{17428, 23}, kind: kindObject, mask: mObject, props: ref{1630, 3}},
-	411:/* SubagentNestedTool */ {name: ref{17451, 18}, kind: kindObject, mask: mObject, props: ref{1633, 2}, open: true, nreq: 1},
-	412:/* SubagentReasoning */ {name: ref{17469, 17}, kind: kindObject, mask: mObject, props: ref{1635, 2}},
-	413:/* SubagentServerToolConfig */ {name: ref{17486, 24}, kind: kindObject, mask: mObject, props: ref{1637, 10}},
-	414:/* SubagentServerTool_OpenRouter */ {name: ref{17551, 29}, kind: kindObject, mask: mObject, props: ref{1647, 2}, nreq: 1},
-	415:/* TextConfig */ {name: ref{17580, 10}, kind: kindObject, mask: mObject, props: ref{1649, 2}},
-	416:/* TextDeltaEvent */ {name: ref{17590, 14}, kind: kindObject, mask: mObject, props: ref{1651, 7}, nreq: 7},
-	417:/* TextDoneEvent */ {name: ref{17604, 13}, kind: kindObject, mask: mObject, props: ref{1658, 7}, nreq: 7},
-	418:/* TextExtendedConfig */ {name: ref{17617, 18}, kind: kindObject, mask: mObject, props: ref{1665, 2}},
-	419:/* TooManyRequestsResponse */ {name: ref{17635, 23}, kind: kindObject, mask: mObject, props: ref{1667, 3}, nreq: 1},
-	420:/* TooManyRequestsResponseErrorData */ {name: ref{17658, 32}, kind: kindObject, mask: mObject, props: ref{1670, 3}, nreq: 2},
+	404:/* StreamEventsResponseCompleted */ {name: ref{17261, 29}, kind: kindObject, mask: mObject, props: ref{1608, 3}, nreq: 3},
+	405:/* StreamEventsResponseFailed */ {name: ref{17290, 26}, kind: kindObject, mask: mObject, props: ref{1611, 3}, nreq: 3},
+	406:/* StreamEventsResponseIncomplete */ {name: ref{17316, 30}, kind: kindObject, mask: mObject, props: ref{1614, 3}, nreq: 3},
+	407:/* StreamEventsResponseOutputItemAdded */ {name: ref{17346, 35}, kind: kindObject, mask: mObject, props: ref{1617, 4}, nreq: 4},
+	408:/* StreamEventsResponseOutputItemDone */ {name: ref{17381, 34}, kind: kindObject, mask: mObject, props: ref{1621, 4}, nreq: 4},
+	409:/* StreamLogprob */ {name: ref{17415, 13}, kind: kindObject, mask: mObject, props: ref{1625, 4}, nreq: 2},
+	410:/* StreamLogprobTopLogprob */ {name: ref{17428, 23}, kind: kindObject, mask: mObject, props: ref{1629, 3}},
+	411:/* SubagentNestedTool */ {name: ref{17451, 18}, kind: kindObject, mask: mObject, props: ref{1632, 2}, open: true, nreq: 1},
+	412:/* SubagentReasoning */ {name: ref{17469, 17}, kind: kindObject, mask: mObject, props: ref{1634, 2}},
+	413:/* SubagentServerToolConfig */ {name: ref{17486, 24}, kind: kindObject, mask: mObject, props: ref{1636, 10}},
+	414:/* SubagentServerTool_OpenRouter */ {name: ref{17551, 29}, kind: kindObject, mask: mObject, props: ref{1646, 2}, nreq: 1},
+	415:/* TextConfig */ {name: ref{17580, 10}, kind: kindObject, mask: mObject, props: ref{1648, 2}},
+	416:/* TextDeltaEvent */ {name: ref{17590, 14}, kind: kindObject, mask: mObject, props: ref{1650, 7}, nreq: 7},
+	417:/* TextDoneEvent */ {name: ref{17604, 13}, kind: kindObject, mask: mObject, props: ref{1657, 7}, nreq: 7},
+	418:/* TextExtendedConfig */ {name: ref{17617, 18}, kind: kindObject, mask: mObject, props: ref{1664, 2}},
+	419:/* TooManyRequestsResponse */ {name: ref{17635, 23}, kind: kindObject, mask: mObject, props: ref{1666, 3}, nreq: 1},
+	420:/* TooManyRequestsResponseErrorData */ {name: ref{17658, 32}, kind: kindObject, mask: mObject, props: ref{1669, 3}, nreq: 2},
 	421:/* ToolCallStatus */ {name: ref{17690, 14}, kind: kindScalar, mask: mString, enum: true, values: ref{252, 3}},
-	422:/* ToolChoiceAllowed */ {name: ref{17704, 17}, kind: kindObject, mask: mObject, props: ref{1673, 3}, nreq: 3},
-	423:/* ToolSearchServerTool */ {name: ref{17721, 20}, kind: kindObject, mask: mObject, props: ref{1676, 2}, nreq: 1},
-	424:/* ToolSearchServerToolConfig */ {name: ref{17741, 26}, kind: kindObject, mask: mObject, props: ref{1678, 1}},
-	425:/* TraceConfig */ {name: ref{17767, 11}, kind: kindObject, mask: mObject, props: ref{1679, 5}, open: true},
+	422:/* ToolChoiceAllowed */ {name: ref{17704, 17}, kind: kindObject, mask: mObject, props: ref{1672, 3}, nreq: 3},
+	423:/* ToolSearchServerTool */ {name: ref{17721, 20}, kind: kindObject, mask: mObject, props: ref{1675, 2}, nreq: 1},
+	424:/* ToolSearchServerToolConfig */ {name: ref{17741, 26}, kind: kindObject, mask: mObject, props: ref{1677, 1}},
+	425:/* TraceConfig */ {name: ref{17767, 11}, kind: kindObject, mask: mObject, props: ref{1678, 5}, open: true},
 	426:/* Truncation */ {name: ref{17834, 10}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{255, 2}},
-	427:/* URLCitation */ {name: ref{17844, 11}, kind: kindObject, mask: mObject, props: ref{1684, 6}, nreq: 5},
-	428:/* UnauthorizedResponse */ {name: ref{17875, 20}, kind: kindObject, mask: mObject, props: ref{1690, 3}, nreq: 1},
-	429:/* UnauthorizedResponseErrorData */ {name: ref{17895, 29}, kind: kindObject, mask: mObject, props: ref{1693, 3}, nreq: 2},
-	430:/* UnprocessableEntityResponse */ {name: ref{17924, 27}, kind: kindObject, mask: mObject, props: ref{1696, 3}, nreq: 1},
-	431:/* UnprocessableEntityResponseErrorData */ {name: ref{17951, 36}, kind: kindObject, mask: mObject, props: ref{1699, 3}, nreq: 2},
-	432:/* Usage */ {name: ref{17987, 5}, kind: kindObject, mask: mNull | mObject, props: ref{1702, 9}, nreq: 5},
+	427:/* URLCitation */ {name: ref{17844, 11}, kind: kindObject, mask: mObject, props: ref{1683, 6}, nreq: 5},
+	428:/* UnauthorizedResponse */ {name: ref{17875, 20}, kind: kindObject, mask: mObject, props: ref{1689, 3}, nreq: 1},
+	429:/* UnauthorizedResponseErrorData */ {name: ref{17895, 29}, kind: kindObject, mask: mObject, props: ref{1692, 3}, nreq: 2},
+	430:/* UnprocessableEntityResponse */ {name: ref{17924, 27}, kind: kindObject, mask: mObject, props: ref{1695, 3}, nreq: 1},
+	431:/* UnprocessableEntityResponseErrorData */ {name: ref{17951, 36}, kind: kindObject, mask: mObject, props: ref{1698, 3}, nreq: 2},
+	432:/* Usage */ {name: ref{17987, 5}, kind: kindObject, mask: mNull | mObject, props: ref{1701, 9}, nreq: 5},
 	433:/* WebFetchEngineEnum */ {name: ref{17992, 18}, kind: kindScalar, mask: mString, enum: true, values: ref{257, 6}},
-	434:/* WebFetchPlugin */ {name: ref{18030, 14}, kind: kindObject, mask: mObject, props: ref{1711, 5}, nreq: 1},
-	435:/* WebFetchServerTool */ {name: ref{18077, 18}, kind: kindObject, mask: mObject, props: ref{1716, 2}, nreq: 1},
-	436:/* WebFetchServerToolConfig */ {name: ref{18095, 24}, kind: kindObject, mask: mObject, props: ref{1718, 5}},
-	437:/* WebSearchCallCompletedEvent */ {name: ref{18119, 27}, kind: kindObject, mask: mObject, props: ref{1723, 4}, nreq: 4},
-	438:/* WebSearchCallInProgressEvent */ {name: ref{18146, 28}, kind: kindObject, mask: mObject, props: ref{1727, 4}, nreq: 4},
-	439:/* WebSearchCallSearchingEvent */ {name: ref{18174, 27}, kind: kindObject, mask: mObject, props: ref{1731, 4}, nreq: 4},
-	440:/* WebSearchConfig */ {name: ref{18201, 15}, kind: kindObject, mask: mObject, props: ref{1735, 10}},
-	441:/* WebSearchDomainFilter */ {name: ref{18216, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1745, 3}},
+	434:/* WebFetchPlugin */ {name: ref{18030, 14}, kind: kindObject, mask: mObject, props: ref{1710, 5}, nreq: 1},
+	435:/* WebFetchServerTool */ {name: ref{18077, 18}, kind: kindObject, mask: mObject, props: ref{1715, 2}, nreq: 1},
+	436:/* WebFetchServerToolConfig */ {name: ref{18095, 24}, kind: kindObject, mask: mObject, props: ref{1717, 5}},
+	437:/* WebSearchCallCompletedEvent */ {name: ref{18119, 27}, kind: kindObject, mask: mObject, props: ref{1722, 4}, nreq: 4},
+	438:/* WebSearchCallInProgressEvent */ {name: ref{18146, 28}, kind: kindObject, mask: mObject, props: ref{1726, 4}, nreq: 4},
+	439:/* WebSearchCallSearchingEvent */ {name: ref{18174, 27}, kind: kindObject, mask: mObject, props: ref{1730, 4}, nreq: 4},
+	440:/* WebSearchConfig */ {name: ref{18201, 15}, kind: kindObject, mask: mObject, props: ref{1734, 10}},
+	441:/* WebSearchDomainFilter */ {name: ref{18216, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1744, 3}},
 	442:/* WebSearchEngine */ {name: ref{18237, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{263, 5}},
 	443:/* WebSearchEngineEnum */ {name: ref{18262, 19}, kind: kindScalar, mask: mString, enum: true, values: ref{268, 6}},
 	444:/* WebSearchMode */ {name: ref{18281, 13}, kind: kindScalar, mask: mString, enum: true, values: ref{274, 9}},
-	445:/* WebSearchPlugin */ {name: ref{18350, 15}, kind: kindObject, mask: mObject, props: ref{1748, 10}, nreq: 1},
-	446:/* WebSearchServerTool */ {name: ref{18408, 19}, kind: kindObject, mask: mObject, props: ref{1758, 8}, nreq: 1},
-	447:/* WebSearchServerToolConfig */ {name: ref{18427, 25}, kind: kindObject, mask: mObject, props: ref{1766, 10}},
-	448:/* WebSearchServerTool_OpenRouter */ {name: ref{18452, 30}, kind: kindObject, mask: mObject, props: ref{1776, 2}, nreq: 1},
-	449:/* WebSearchSource */ {name: ref{18482, 15}, kind: kindObject, mask: mObject, props: ref{1778, 2}, nreq: 2},
+	445:/* WebSearchPlugin */ {name: ref{18350, 15}, kind: kindObject, mask: mObject, props: ref{1747, 10}, nreq: 1},
+	446:/* WebSearchServerTool */ {name: ref{18408, 19}, kind: kindObject, mask: mObject, props: ref{1757, 8}, nreq: 1},
+	447:/* WebSearchServerToolConfig */ {name: ref{18427, 25}, kind: kindObject, mask: mObject, props: ref{1765, 10}},
+	448:/* WebSearchServerTool_OpenRouter */ {name: ref{18452, 30}, kind: kindObject, mask: mObject, props: ref{1775, 2}, nreq: 1},
+	449:/* WebSearchSource */ {name: ref{18482, 15}, kind: kindObject, mask: mObject, props: ref{1777, 2}, nreq: 2},
 	450:/* WebSearchStatus */ {name: ref{18497, 15}, kind: kindScalar, mask: mString, enum: true, values: ref{283, 4}},
-	451:/* WebSearchUserLocation */ {name: ref{18521, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1780, 5}},
-	452:/* WebSearchUserLocationServerTool */ {name: ref{18542, 31}, kind: kindObject, mask: mObject, props: ref{1785, 5}},
+	451:/* WebSearchUserLocation */ {name: ref{18521, 21}, kind: kindObject, mask: mNull | mObject, props: ref{1779, 5}},
+	452:/* WebSearchUserLocationServerTool */ {name: ref{18542, 31}, kind: kindObject, mask: mObject, props: ref{1784, 5}},
 	453:/* AdditionalToolsItem/properties/id */ {name: ref{18573, 33}, kind: kindScalar, mask: mNull | mString},
 	454:/* AdditionalToolsItem/properties/role */ {name: ref{18606, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{287, 8}},
 	455:/* AdditionalToolsItem/properties/tools */ {name: ref{18660, 36}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 456},
@@ -975,7 +975,7 @@ var openRouterSchemas = [...]schema{
 	476:/* AdvisorServerTool_OpenRouter/properties/parameters */ {name: ref{19631, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{17, 2}},
 	477:/* AdvisorServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{19681, 58}, kind: kindScalar, mask: mNull},
 	478:/* AdvisorServerTool_OpenRouter/properties/type */ {name: ref{19739, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{304, 1}},
-	479:/* AgentMessageItem/properties/agent */ {name: ref{19783, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1790, 1}, open: true, nreq: 1},
+	479:/* AgentMessageItem/properties/agent */ {name: ref{19783, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1789, 1}, open: true, nreq: 1},
 	480:/* AgentMessageItem/properties/agent/properties/agent_name */ {name: ref{19826, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	481:/* AgentMessageItem/properties/author */ {name: ref{19881, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	482:/* AgentMessageItem/properties/content */ {name: ref{19915, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 483},
@@ -1226,8 +1226,8 @@ var openRouterSchemas = [...]schema{
 	727:/* BashServerToolConfig/properties/environment/anyOf/1 */ {name: ref{30947, 51}, kind: kindScalar, mask: mNull},
 	728:/* BashServerToolConfig/properties/sleep_after_seconds */ {name: ref{30998, 51}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{58, 2}},
 	729:/* BashServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{31049, 59}, kind: kindScalar, mask: mNull},
-	730:/* ChatAssistantImages/items */ {name: ref{31108, 25}, kind: kindObject, mask: mObject, props: ref{1791, 1}, nreq: 1},
-	731:/* ChatAssistantImages/items/properties/image_url */ {name: ref{31133, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1792, 1}, nonull: true, nreq: 1},
+	730:/* ChatAssistantImages/items */ {name: ref{31108, 25}, kind: kindObject, mask: mObject, props: ref{1790, 1}, nreq: 1},
+	731:/* ChatAssistantImages/items/properties/image_url */ {name: ref{31133, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1791, 1}, nonull: true, nreq: 1},
 	732:/* ChatAssistantImages/items/properties/image_url/properties/url */ {name: ref{31179, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	733:/* ChatAssistantMessage/properties/annotations */ {name: ref{31240, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
 	734:/* ChatAssistantMessage/properties/audio */ {name: ref{31283, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{60, 2}},
@@ -1255,16 +1255,16 @@ var openRouterSchemas = [...]schema{
 	756:/* ChatChoice/properties/message */ {name: ref{32176, 29}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{69, 2}},
 	757:/* ChatChoice/properties/message/anyOf/1 */ {name: ref{32205, 37}, kind: kindScalar, mask: mNull},
 	758:/* ChatChoice/properties/native_finish_reason */ {name: ref{32242, 42}, kind: kindScalar, mask: mNull | mString},
-	759:/* ChatContentAudio/properties/input_audio */ {name: ref{32284, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1793, 2}, nonull: true, nreq: 2},
+	759:/* ChatContentAudio/properties/input_audio */ {name: ref{32284, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1792, 2}, nonull: true, nreq: 2},
 	760:/* ChatContentAudio/properties/input_audio/properties/data */ {name: ref{32323, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	761:/* ChatContentAudio/properties/input_audio/properties/format */ {name: ref{32378, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	762:/* ChatContentAudio/properties/type */ {name: ref{32435, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{367, 1}},
-	763:/* ChatContentFile/properties/file */ {name: ref{32467, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1795, 3}, nonull: true},
+	763:/* ChatContentFile/properties/file */ {name: ref{32467, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1794, 3}, nonull: true},
 	764:/* ChatContentFile/properties/file/properties/file_data */ {name: ref{32498, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	765:/* ChatContentFile/properties/file/properties/file_id */ {name: ref{32550, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	766:/* ChatContentFile/properties/file/properties/filename */ {name: ref{32600, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	767:/* ChatContentFile/properties/type */ {name: ref{32651, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{368, 1}},
-	768:/* ChatContentImage/properties/image_url */ {name: ref{32682, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1798, 2}, nonull: true, nreq: 1},
+	768:/* ChatContentImage/properties/image_url */ {name: ref{32682, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1797, 2}, nonull: true, nreq: 1},
 	769:/* ChatContentImage/properties/image_url/properties/detail */ {name: ref{32719, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{369, 4}},
 	770:/* ChatContentImage/properties/image_url/properties/url */ {name: ref{32774, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	771:/* ChatContentImage/properties/type */ {name: ref{32826, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{373, 1}},
@@ -1293,7 +1293,7 @@ var openRouterSchemas = [...]schema{
 	794:/* ChatFormatTextConfig/properties/type */ {name: ref{33771, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{381, 1}},
 	795:/* ChatFunctionToolFunction/properties/cache_control */ {name: ref{33807, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{80, 2}},
 	796:/* ChatFunctionToolFunction/properties/cache_control/anyOf/1 */ {name: ref{33856, 57}, kind: kindScalar, mask: mNull},
-	797:/* ChatFunctionToolFunction/properties/function */ {name: ref{33913, 44}, kind: kindObject, mask: mNull | mObject, props: ref{1800, 4}, nonull: true, nreq: 1},
+	797:/* ChatFunctionToolFunction/properties/function */ {name: ref{33913, 44}, kind: kindObject, mask: mNull | mObject, props: ref{1799, 4}, nonull: true, nreq: 1},
 	798:/* ChatFunctionToolFunction/properties/function/properties/description */ {name: ref{33957, 67}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	799:/* ChatFunctionToolFunction/properties/function/properties/name */ {name: ref{34024, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	800:/* ChatFunctionToolFunction/properties/function/properties/parameters */ {name: ref{34084, 66}, kind: kindAny, mask: mAll},
@@ -1304,13 +1304,13 @@ var openRouterSchemas = [...]schema{
 	805:/* ChatJsonSchemaConfig/properties/schema */ {name: ref{34331, 38}, kind: kindAny, mask: mAll},
 	806:/* ChatJsonSchemaConfig/properties/strict */ {name: ref{34369, 38}, kind: kindScalar, mask: mBool | mNull},
 	807:/* ChatMessageAnnotation/properties/type */ {name: ref{34407, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{383, 1}},
-	808:/* ChatMessageAnnotation/properties/url_citation */ {name: ref{34444, 45}, kind: kindObject, mask: mNull | mObject, props: ref{1804, 5}, nonull: true, nreq: 1},
+	808:/* ChatMessageAnnotation/properties/url_citation */ {name: ref{34444, 45}, kind: kindObject, mask: mNull | mObject, props: ref{1803, 5}, nonull: true, nreq: 1},
 	809:/* ChatMessageAnnotation/properties/url_citation/properties/content */ {name: ref{34489, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	810:/* ChatMessageAnnotation/properties/url_citation/properties/end_index */ {name: ref{34553, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
 	811:/* ChatMessageAnnotation/properties/url_citation/properties/start_index */ {name: ref{34619, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
 	812:/* ChatMessageAnnotation/properties/url_citation/properties/title */ {name: ref{34687, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	813:/* ChatMessageAnnotation/properties/url_citation/properties/url */ {name: ref{34749, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	814:/* ChatNamedToolChoice/properties/function */ {name: ref{34809, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1809, 1}, nonull: true, nreq: 1},
+	814:/* ChatNamedToolChoice/properties/function */ {name: ref{34809, 39}, kind: kindObject, mask: mNull | mObject, props: ref{1808, 1}, nonull: true, nreq: 1},
 	815:/* ChatNamedToolChoice/properties/function/properties/name */ {name: ref{34848, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
 	816:/* ChatNamedToolChoice/properties/type */ {name: ref{34903, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{384, 1}},
 	817:/* ChatRequest/properties/cache_control */ {name: ref{34938, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{82, 2}},
@@ -1337,7 +1337,7 @@ var openRouterSchemas = [...]schema{
 	838:/* ChatRequest/properties/plugins/items */ {name: ref{35662, 36}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{246, 10}},
 	839:/* ChatRequest/properties/presence_penalty */ {name: ref{35769, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
 	840:/* ChatRequest/properties/prompt_cache_key */ {name: ref{35808, 39}, kind: kindScalar, mask: mNull | mString},
-	841:/* ChatRequest/properties/reasoning */ {name: ref{35847, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1810, 2}, nonull: true},
+	841:/* ChatRequest/properties/reasoning */ {name: ref{35847, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1809, 2}, nonull: true},
 	842:/* ChatRequest/properties/reasoning/properties/effort */ {name: ref{35879, 50}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{388, 7}},
 	843:/* ChatRequest/properties/reasoning_effort */ {name: ref{35929, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{395, 7}},
 	844:/* ChatRequest/properties/repetition_penalty */ {name: ref{35968, 41}, kind: kindScalar, mask: mInteger | mNull | mNumber},
@@ -1387,10 +1387,10 @@ var openRouterSchemas = [...]schema{
 	888:/* ChatStreamChoice/properties/native_finish_reason */ {name: ref{37519, 48}, kind: kindScalar, mask: mNull | mString},
 	889:/* ChatStreamChunk/properties/choices */ {name: ref{37567, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 93},
 	890:/* ChatStreamChunk/properties/created */ {name: ref{37601, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	891:/* ChatStreamChunk/properties/error */ {name: ref{37635, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1812, 3}, nonull: true, nreq: 2},
+	891:/* ChatStreamChunk/properties/error */ {name: ref{37635, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1811, 3}, nonull: true, nreq: 2},
 	892:/* ChatStreamChunk/properties/error/properties/code */ {name: ref{37667, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
 	893:/* ChatStreamChunk/properties/error/properties/message */ {name: ref{37715, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	894:/* ChatStreamChunk/properties/error/properties/metadata */ {name: ref{37766, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1815, 2}, nonull: true, nreq: 1},
+	894:/* ChatStreamChunk/properties/error/properties/metadata */ {name: ref{37766, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1814, 2}, nonull: true, nreq: 1},
 	895:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type */ {name: ref{37831, 74}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{107, 2}},
 	896:/* ChatStreamChunk/properties/error/properties/metadata/properties/error_type/anyOf/1 */ {name: ref{37905, 82}, kind: kindScalar, mask: mNull},
 	897:/* ChatStreamChunk/properties/error/properties/metadata/properties/provider_code */ {name: ref{37987, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
@@ -1399,1449 +1399,1448 @@ var openRouterSchemas = [...]schema{
 	900:/* ChatStreamChunk/properties/object */ {name: ref{38125, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{413, 1}},
 	901:/* ChatStreamChunk/properties/openrouter_metadata */ {name: ref{38179, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{109, 2}},
 	902:/* ChatStreamChunk/properties/openrouter_metadata/anyOf/1 */ {name: ref{38225, 54}, kind: kindScalar, mask: mNull},
-	903:/* ChatStreamChunk/properties/provider */ {name: ref{38279, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	904:/* ChatStreamChunk/properties/service_tier */ {name: ref{38314, 39}, kind: kindScalar, mask: mNull | mString},
-	905:/* ChatStreamChunk/properties/system_fingerprint */ {name: ref{38353, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	906:/* ChatStreamChunk/properties/usage */ {name: ref{38398, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{111, 2}},
-	907:/* ChatStreamChunk/properties/usage/anyOf/1 */ {name: ref{38430, 40}, kind: kindScalar, mask: mNull},
-	908:/* ChatStreamDelta/properties/annotations */ {name: ref{38470, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
-	909:/* ChatStreamDelta/properties/audio */ {name: ref{38508, 32}, kind: kindAlts, mask: mObject, alts: ref{113, 1}},
-	910:/* ChatStreamDelta/properties/content */ {name: ref{38540, 34}, kind: kindScalar, mask: mNull | mString},
-	911:/* ChatStreamDelta/properties/reasoning */ {name: ref{38574, 36}, kind: kindScalar, mask: mNull | mString},
-	912:/* ChatStreamDelta/properties/reasoning_content */ {name: ref{38610, 44}, kind: kindScalar, mask: mNull | mString},
-	913:/* ChatStreamDelta/properties/reasoning_details */ {name: ref{38654, 44}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{114, 2}},
-	914:/* ChatStreamDelta/properties/reasoning_details/anyOf/1 */ {name: ref{38698, 52}, kind: kindScalar, mask: mNull},
-	915:/* ChatStreamDelta/properties/refusal */ {name: ref{38750, 34}, kind: kindScalar, mask: mNull | mString},
-	916:/* ChatStreamDelta/properties/role */ {name: ref{38784, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{414, 1}},
-	917:/* ChatStreamDelta/properties/tool_calls */ {name: ref{38815, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 98},
-	918:/* ChatStreamOptions/properties/include_usage */ {name: ref{38852, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	919:/* ChatStreamToolCall/properties/function */ {name: ref{38894, 38}, kind: kindObject, mask: mNull | mObject, props: ref{1817, 2}, nonull: true},
-	920:/* ChatStreamToolCall/properties/function/properties/arguments */ {name: ref{38932, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	921:/* ChatStreamToolCall/properties/function/properties/name */ {name: ref{38991, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	922:/* ChatStreamToolCall/properties/id */ {name: ref{39045, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	923:/* ChatStreamToolCall/properties/index */ {name: ref{39077, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	924:/* ChatStreamToolCall/properties/type */ {name: ref{39112, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{415, 1}},
-	925:/* ChatStreamingResponse/properties/data */ {name: ref{39146, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{116, 2}},
-	926:/* ChatStreamingResponse/properties/data/anyOf/1 */ {name: ref{39183, 45}, kind: kindScalar, mask: mNull},
-	927:/* ChatSystemMessage/properties/content */ {name: ref{39228, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{118, 3}},
-	928:/* ChatSystemMessage/properties/content/anyOf/0 */ {name: ref{39264, 44}, kind: kindScalar, mask: mString},
-	929:/* ChatSystemMessage/properties/content/anyOf/1 */ {name: ref{39308, 44}, kind: kindArray, mask: mArray, items: 69},
-	930:/* ChatSystemMessage/properties/content/anyOf/2 */ {name: ref{39352, 44}, kind: kindScalar, mask: mNull},
-	931:/* ChatSystemMessage/properties/name */ {name: ref{39396, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	932:/* ChatSystemMessage/properties/role */ {name: ref{39429, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{416, 1}},
-	933:/* ChatTokenLogprob/properties/bytes */ {name: ref{39462, 33}, kind: kindArray, mask: mArray | mNull, items: 934},
-	934:/* ChatTokenLogprob/properties/bytes/items */ {name: ref{39495, 39}, kind: kindScalar, mask: mInteger},
-	935:/* ChatTokenLogprob/properties/logprob */ {name: ref{39534, 35}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	936:/* ChatTokenLogprob/properties/token */ {name: ref{39569, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	937:/* ChatTokenLogprob/properties/top_logprobs */ {name: ref{39602, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 938},
-	938:/* ChatTokenLogprob/properties/top_logprobs/items */ {name: ref{39642, 46}, kind: kindObject, mask: mObject, props: ref{1819, 3}, nreq: 3},
-	939:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{39688, 63}, kind: kindArray, mask: mArray | mNull, items: 940},
-	940:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes/items */ {name: ref{39751, 69}, kind: kindScalar, mask: mInteger},
-	941:/* ChatTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{39820, 65}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	942:/* ChatTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{39885, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	943:/* ChatTokenLogprobs/properties/content */ {name: ref{39948, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
-	944:/* ChatTokenLogprobs/properties/refusal */ {name: ref{39984, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
-	945:/* ChatToolCall/properties/function */ {name: ref{40020, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1822, 2}, nonull: true, nreq: 2},
-	946:/* ChatToolCall/properties/function/properties/arguments */ {name: ref{40052, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	947:/* ChatToolCall/properties/function/properties/name */ {name: ref{40105, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	948:/* ChatToolCall/properties/id */ {name: ref{40153, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	949:/* ChatToolCall/properties/index */ {name: ref{40179, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	950:/* ChatToolCall/properties/type */ {name: ref{40208, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{417, 1}},
-	951:/* ChatToolChoice/oneOf/0 */ {name: ref{40236, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{418, 3}},
-	952:/* ChatToolChoice/oneOf/1 */ {name: ref{40266, 22}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{261, 1}},
-	953:/* ChatToolMessage/properties/content */ {name: ref{40288, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{121, 3}},
-	954:/* ChatToolMessage/properties/content/anyOf/0 */ {name: ref{40322, 42}, kind: kindScalar, mask: mString},
-	955:/* ChatToolMessage/properties/content/anyOf/1 */ {name: ref{40364, 42}, kind: kindArray, mask: mArray, items: 68},
-	956:/* ChatToolMessage/properties/content/anyOf/2 */ {name: ref{40406, 42}, kind: kindScalar, mask: mNull},
-	957:/* ChatToolMessage/properties/role */ {name: ref{40448, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{421, 1}},
-	958:/* ChatToolMessage/properties/tool_call_id */ {name: ref{40479, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	959:/* ChatUsage/properties/completion_tokens */ {name: ref{40518, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	960:/* ChatUsage/properties/completion_tokens_details */ {name: ref{40556, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1824, 4}},
-	961:/* ChatUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{40682, 84}, kind: kindScalar, mask: mInteger | mNull},
-	962:/* ChatUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{40766, 70}, kind: kindScalar, mask: mInteger | mNull},
-	963:/* ChatUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{40836, 74}, kind: kindScalar, mask: mInteger | mNull},
-	964:/* ChatUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{40910, 84}, kind: kindScalar, mask: mInteger | mNull},
-	965:/* ChatUsage/properties/cost */ {name: ref{40994, 25}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	966:/* ChatUsage/properties/is_byok */ {name: ref{41019, 28}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	967:/* ChatUsage/properties/prompt_tokens */ {name: ref{41047, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	968:/* ChatUsage/properties/prompt_tokens_details */ {name: ref{41081, 42}, kind: kindObject, mask: mNull | mObject, props: ref{1828, 4}},
-	969:/* ChatUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{41166, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	970:/* ChatUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{41232, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	971:/* ChatUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{41304, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	972:/* ChatUsage/properties/prompt_tokens_details/properties/video_tokens */ {name: ref{41371, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	973:/* ChatUsage/properties/total_tokens */ {name: ref{41437, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	974:/* ChatUserMessage/properties/content */ {name: ref{41470, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{124, 3}},
-	975:/* ChatUserMessage/properties/content/anyOf/0 */ {name: ref{41504, 42}, kind: kindScalar, mask: mString},
-	976:/* ChatUserMessage/properties/content/anyOf/1 */ {name: ref{41546, 42}, kind: kindArray, mask: mArray, items: 68},
-	977:/* ChatUserMessage/properties/content/anyOf/2 */ {name: ref{41588, 42}, kind: kindScalar, mask: mNull},
-	978:/* ChatUserMessage/properties/name */ {name: ref{41630, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	979:/* ChatUserMessage/properties/role */ {name: ref{41661, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{422, 1}},
-	980:/* ChatWebSearchShorthand/properties/allowed_domains */ {name: ref{41692, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 981},
-	981:/* ChatWebSearchShorthand/properties/allowed_domains/items */ {name: ref{41741, 55}, kind: kindScalar, mask: mString},
-	982:/* ChatWebSearchShorthand/properties/engine */ {name: ref{41796, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{127, 2}},
-	983:/* ChatWebSearchShorthand/properties/engine/anyOf/1 */ {name: ref{41836, 48}, kind: kindScalar, mask: mNull},
-	984:/* ChatWebSearchShorthand/properties/excluded_domains */ {name: ref{41884, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 985},
-	985:/* ChatWebSearchShorthand/properties/excluded_domains/items */ {name: ref{41934, 56}, kind: kindScalar, mask: mString},
-	986:/* ChatWebSearchShorthand/properties/max_characters */ {name: ref{41990, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	987:/* ChatWebSearchShorthand/properties/max_results */ {name: ref{42038, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	988:/* ChatWebSearchShorthand/properties/max_total_results */ {name: ref{42083, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	989:/* ChatWebSearchShorthand/properties/max_uses */ {name: ref{42134, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	990:/* ChatWebSearchShorthand/properties/mode */ {name: ref{42176, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{129, 2}},
-	991:/* ChatWebSearchShorthand/properties/mode/anyOf/1 */ {name: ref{42214, 46}, kind: kindScalar, mask: mNull},
-	992:/* ChatWebSearchShorthand/properties/parameters */ {name: ref{42260, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{131, 2}},
-	993:/* ChatWebSearchShorthand/properties/parameters/anyOf/1 */ {name: ref{42304, 52}, kind: kindScalar, mask: mNull},
-	994:/* ChatWebSearchShorthand/properties/search_context_size */ {name: ref{42356, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{133, 2}},
-	995:/* ChatWebSearchShorthand/properties/search_context_size/anyOf/1 */ {name: ref{42409, 61}, kind: kindScalar, mask: mNull},
-	996:/* ChatWebSearchShorthand/properties/type */ {name: ref{42470, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{423, 4}},
-	997:/* ChatWebSearchShorthand/properties/user_location */ {name: ref{42508, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{135, 2}},
-	998:/* ChatWebSearchShorthand/properties/user_location/anyOf/1 */ {name: ref{42555, 55}, kind: kindScalar, mask: mNull},
-	999:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/delta */ {name: ref{42610, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1000:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/item_id */ {name: ref{42670, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1001:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/output_index */ {name: ref{42732, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1002:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/sequence_number */ {name: ref{42799, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1003:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/type */ {name: ref{42869, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{427, 1}},
-	1004:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/code */ {name: ref{42928, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1005:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/item_id */ {name: ref{42986, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1006:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/output_index */ {name: ref{43047, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1007:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/sequence_number */ {name: ref{43113, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1008:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/type */ {name: ref{43182, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{428, 1}},
-	1009:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/item_id */ {name: ref{43240, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1010:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/output_index */ {name: ref{43302, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1011:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/sequence_number */ {name: ref{43369, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1012:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/type */ {name: ref{43439, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{429, 1}},
-	1013:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/item_id */ {name: ref{43498, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1014:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/output_index */ {name: ref{43561, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1015:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/sequence_number */ {name: ref{43629, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1016:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/type */ {name: ref{43700, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{430, 1}},
-	1017:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/item_id */ {name: ref{43760, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1018:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/output_index */ {name: ref{43825, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1019:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/sequence_number */ {name: ref{43895, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1020:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/type */ {name: ref{43968, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{431, 1}},
-	1021:/* OutputItemCodeInterpreterCall/properties/code */ {name: ref{44030, 45}, kind: kindScalar, mask: mNull | mString},
-	1022:/* OutputItemCodeInterpreterCall/properties/container_id */ {name: ref{44075, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1023:/* OutputItemCodeInterpreterCall/properties/id */ {name: ref{44128, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1024:/* OutputItemCodeInterpreterCall/properties/outputs */ {name: ref{44171, 48}, kind: kindArray, mask: mArray | mNull, items: 1025},
-	1025:/* OutputItemCodeInterpreterCall/properties/outputs/items */ {name: ref{44219, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{262, 3}},
-	1026:/* OutputItemCodeInterpreterCall/properties/status */ {name: ref{44273, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{432, 5}},
-	1027:/* OutputItemCodeInterpreterCall/properties/type */ {name: ref{44332, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{437, 1}},
-	1028:/* CodeInterpreterFileOutput/properties/download_url */ {name: ref{44377, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1029:/* CodeInterpreterFileOutput/properties/error_code */ {name: ref{44426, 47}, kind: kindScalar, mask: mNull | mString},
-	1030:/* CodeInterpreterFileOutput/properties/expires_at */ {name: ref{44473, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1031:/* CodeInterpreterFileOutput/properties/filename */ {name: ref{44520, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1032:/* CodeInterpreterFileOutput/properties/id */ {name: ref{44565, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1033:/* CodeInterpreterFileOutput/properties/media_type */ {name: ref{44604, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1034:/* CodeInterpreterFileOutput/properties/sha256 */ {name: ref{44651, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1035:/* CodeInterpreterFileOutput/properties/size_bytes */ {name: ref{44694, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1036:/* CodeInterpreterFileOutput/properties/status */ {name: ref{44741, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1037:/* CodeInterpreterFileOutput/properties/type */ {name: ref{44784, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{438, 1}},
-	1038:/* CodeInterpreterImageOutput/properties/type */ {name: ref{44825, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{439, 1}},
-	1039:/* CodeInterpreterImageOutput/properties/url */ {name: ref{44867, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1040:/* CodeInterpreterLogsOutput/properties/logs */ {name: ref{44908, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1041:/* CodeInterpreterLogsOutput/properties/type */ {name: ref{44949, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{440, 1}},
-	1042:/* CodeInterpreterServerTool/properties/container */ {name: ref{44990, 46}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{137, 3}},
-	1043:/* CodeInterpreterServerTool/properties/container/anyOf/0 */ {name: ref{45036, 54}, kind: kindScalar, mask: mString},
-	1044:/* CodeInterpreterServerTool/properties/container/anyOf/1 */ {name: ref{45090, 54}, kind: kindObject, mask: mObject, props: ref{1832, 3}, nreq: 1},
-	1045:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids */ {name: ref{45164, 74}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1046},
-	1046:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids/items */ {name: ref{45238, 80}, kind: kindScalar, mask: mString},
-	1047:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/memory_limit */ {name: ref{45318, 78}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{441, 4}},
-	1048:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/type */ {name: ref{45406, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{445, 1}},
-	1049:/* CodeInterpreterServerTool/properties/container/anyOf/2 */ {name: ref{45476, 54}, kind: kindScalar, mask: mNull},
-	1050:/* CodeInterpreterServerTool/properties/type */ {name: ref{45530, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{446, 1}},
-	1051:/* CodexLocalShellTool/properties/type */ {name: ref{45571, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{447, 1}},
-	1052:/* CompactionItem/properties/encrypted_content */ {name: ref{45606, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1053:/* CompactionItem/properties/id */ {name: ref{45649, 28}, kind: kindScalar, mask: mNull | mString},
-	1054:/* CompactionItem/properties/type */ {name: ref{45677, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{448, 1}},
-	1055:/* CompletedEvent/properties/response */ {name: ref{45707, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{140, 2}},
-	1056:/* CompletedEvent/properties/response/anyOf/1 */ {name: ref{45741, 42}, kind: kindScalar, mask: mNull},
-	1057:/* CompletedEvent/properties/sequence_number */ {name: ref{45783, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1058:/* CompletedEvent/properties/type */ {name: ref{45824, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{449, 1}},
-	1059:/* CompoundFilter/properties/filters */ {name: ref{45854, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1060},
-	1060:/* CompoundFilter/properties/filters/items */ {name: ref{45887, 39}, kind: kindAny, mask: mAll},
-	1061:/* CompoundFilter/properties/type */ {name: ref{45926, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{450, 2}},
-	1062:/* ComputerUseServerTool/properties/display_height */ {name: ref{45961, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1063:/* ComputerUseServerTool/properties/display_width */ {name: ref{46008, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1064:/* ComputerUseServerTool/properties/environment */ {name: ref{46054, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{452, 5}},
-	1065:/* ComputerUseServerTool/properties/type */ {name: ref{46126, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{457, 1}},
-	1066:/* ContainerAutoEnvironment/properties/type */ {name: ref{46163, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{458, 1}},
-	1067:/* ContainerReferenceEnvironment/properties/container_id */ {name: ref{46203, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1068:/* ContainerReferenceEnvironment/properties/type */ {name: ref{46256, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{459, 1}},
-	1069:/* ContentPartAddedEvent/properties/part */ {name: ref{46301, 37}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{265, 3}},
-	1070:/* ContentPartDoneEvent/properties/part */ {name: ref{46352, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{268, 3}},
-	1071:/* ContextCompactionItem/properties/encrypted_content */ {name: ref{46388, 50}, kind: kindScalar, mask: mNull | mString},
-	1072:/* ContextCompactionItem/properties/id */ {name: ref{46438, 35}, kind: kindScalar, mask: mNull | mString},
-	1073:/* ContextCompactionItem/properties/type */ {name: ref{46473, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{460, 1}},
-	1074:/* ContextCompressionPlugin/properties/enabled */ {name: ref{46510, 43}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1075:/* ContextCompressionPlugin/properties/engine */ {name: ref{46553, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{142, 2}},
-	1076:/* ContextCompressionPlugin/properties/engine/anyOf/1 */ {name: ref{46595, 50}, kind: kindScalar, mask: mNull},
-	1077:/* ContextCompressionPlugin/properties/id */ {name: ref{46645, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{461, 1}},
-	1078:/* CostDetails/properties/upstream_inference_completions_cost */ {name: ref{46683, 58}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1079:/* CostDetails/properties/upstream_inference_cost */ {name: ref{46741, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1080:/* CostDetails/properties/upstream_inference_prompt_cost */ {name: ref{46787, 53}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1081:/* CreatedEvent/properties/response */ {name: ref{46840, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{144, 2}},
-	1082:/* CreatedEvent/properties/response/anyOf/1 */ {name: ref{46872, 40}, kind: kindScalar, mask: mNull},
-	1083:/* CreatedEvent/properties/sequence_number */ {name: ref{46912, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1084:/* CreatedEvent/properties/type */ {name: ref{46951, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{462, 1}},
-	1085:/* CustomTool/properties/description */ {name: ref{46979, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1086:/* CustomTool/properties/format */ {name: ref{47012, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{271, 2}},
-	1087:/* CustomTool/properties/name */ {name: ref{47040, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1088:/* CustomTool/properties/type */ {name: ref{47066, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{463, 1}},
-	1089:/* OpenAIResponseCustomToolCall/properties/call_id */ {name: ref{47092, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1090:/* OpenAIResponseCustomToolCall/properties/id */ {name: ref{47139, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1091:/* OpenAIResponseCustomToolCall/properties/input */ {name: ref{47181, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1092:/* OpenAIResponseCustomToolCall/properties/name */ {name: ref{47226, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1093:/* OpenAIResponseCustomToolCall/properties/namespace */ {name: ref{47270, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1094:/* OpenAIResponseCustomToolCall/properties/type */ {name: ref{47319, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{464, 1}},
-	1095:/* CustomToolCallItem/allOf/1/properties/status */ {name: ref{47363, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{146, 2}},
-	1096:/* CustomToolCallItem/allOf/1/properties/status/anyOf/1 */ {name: ref{47407, 52}, kind: kindScalar, mask: mNull},
-	1097:/* CustomToolCallOutputItem/properties/call_id */ {name: ref{47459, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1098:/* CustomToolCallOutputItem/properties/id */ {name: ref{47502, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1099:/* CustomToolCallOutputItem/properties/output */ {name: ref{47540, 42}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{148, 3}},
-	1100:/* CustomToolCallOutputItem/properties/output/anyOf/0 */ {name: ref{47582, 50}, kind: kindScalar, mask: mString},
-	1101:/* CustomToolCallOutputItem/properties/output/anyOf/1 */ {name: ref{47632, 50}, kind: kindArray, mask: mArray, items: 1102},
-	1102:/* CustomToolCallOutputItem/properties/output/anyOf/1/items */ {name: ref{47682, 56}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{273, 3}},
-	1103:/* CustomToolCallOutputItem/properties/output/anyOf/2 */ {name: ref{47738, 50}, kind: kindScalar, mask: mNull},
-	1104:/* CustomToolCallOutputItem/properties/type */ {name: ref{47788, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{465, 1}},
-	1105:/* CustomToolFormatGrammar/properties/definition */ {name: ref{47828, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1106:/* CustomToolFormatGrammar/properties/syntax */ {name: ref{47873, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{466, 2}},
-	1107:/* CustomToolFormatGrammar/properties/type */ {name: ref{47923, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{468, 1}},
-	1108:/* CustomToolFormatText/properties/type */ {name: ref{47962, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{469, 1}},
-	1109:/* DatetimeServerTool/properties/parameters */ {name: ref{47998, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{151, 2}},
-	1110:/* DatetimeServerTool/properties/parameters/anyOf/1 */ {name: ref{48038, 48}, kind: kindScalar, mask: mNull},
-	1111:/* DatetimeServerTool/properties/type */ {name: ref{48086, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{470, 1}},
-	1112:/* DatetimeServerToolConfig/properties/timezone */ {name: ref{48120, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1113:/* DebugEvent/properties/debug */ {name: ref{48164, 27}, kind: kindObject, mask: mNull | mObject, props: ref{1835, 2}, nonull: true},
-	1114:/* DebugEvent/properties/debug/properties/echo_upstream_body */ {name: ref{48198, 57}, kind: kindAny, mask: mAll},
-	1115:/* DebugEvent/properties/debug/properties/timings */ {name: ref{48255, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1837, 3}, nonull: true, nreq: 3},
-	1116:/* DebugEvent/properties/debug/properties/timings/properties/epoch_ms */ {name: ref{48322, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1117:/* DebugEvent/properties/debug/properties/timings/properties/event */ {name: ref{48388, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{471, 4}},
-	1118:/* DebugEvent/properties/debug/properties/timings/properties/start_ms */ {name: ref{48530, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1119:/* DebugEvent/properties/sequence_number */ {name: ref{48596, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1120:/* DebugEvent/properties/type */ {name: ref{48633, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{475, 1}},
-	1121:/* EasyInputMessage/properties/content */ {name: ref{48659, 35}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{153, 3}},
-	1122:/* EasyInputMessage/properties/content/anyOf/0 */ {name: ref{48694, 43}, kind: kindArray, mask: mArray, items: 1123},
-	1123:/* EasyInputMessage/properties/content/anyOf/0/items */ {name: ref{48737, 49}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{276, 5}},
-	1124:/* EasyInputMessage/properties/content/anyOf/1 */ {name: ref{48786, 43}, kind: kindScalar, mask: mString},
-	1125:/* EasyInputMessage/properties/content/anyOf/2 */ {name: ref{48829, 43}, kind: kindScalar, mask: mNull},
-	1126:/* EasyInputMessage/properties/phase */ {name: ref{48872, 33}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{476, 2}},
-	1127:/* EasyInputMessage/properties/role */ {name: ref{48905, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{478, 4}},
-	1128:/* EasyInputMessage/properties/type */ {name: ref{48937, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{482, 1}},
-	1129:/* EdgeNetworkTimeoutResponse/properties/error */ {name: ref{48969, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{156, 2}},
-	1130:/* EdgeNetworkTimeoutResponse/properties/error/anyOf/1 */ {name: ref{49012, 51}, kind: kindScalar, mask: mNull},
-	1131:/* EdgeNetworkTimeoutResponse/properties/openrouter_metadata */ {name: ref{49063, 57}, kind: kindAny, mask: mAll},
-	1132:/* EdgeNetworkTimeoutResponse/properties/user_id */ {name: ref{49120, 45}, kind: kindScalar, mask: mNull | mString},
-	1133:/* EdgeNetworkTimeoutResponseErrorData/properties/code */ {name: ref{49165, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1134:/* EdgeNetworkTimeoutResponseErrorData/properties/message */ {name: ref{49216, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1135:/* EdgeNetworkTimeoutResponseErrorData/properties/metadata */ {name: ref{49270, 55}, kind: kindAny, mask: mAll},
-	1136:/* EndpointInfo/properties/model */ {name: ref{49325, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1137:/* EndpointInfo/properties/provider */ {name: ref{49354, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1138:/* EndpointInfo/properties/selected */ {name: ref{49386, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1139:/* EndpointsMetadata/properties/available */ {name: ref{49418, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 149},
-	1140:/* EndpointsMetadata/properties/total */ {name: ref{49456, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1141:/* FailedEvent/properties/response */ {name: ref{49490, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{158, 2}},
-	1142:/* FailedEvent/properties/response/anyOf/1 */ {name: ref{49521, 39}, kind: kindScalar, mask: mNull},
-	1143:/* FailedEvent/properties/sequence_number */ {name: ref{49560, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1144:/* FailedEvent/properties/type */ {name: ref{49598, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{483, 1}},
-	1145:/* FileCitation/properties/file_id */ {name: ref{49625, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1146:/* FileCitation/properties/filename */ {name: ref{49656, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1147:/* FileCitation/properties/index */ {name: ref{49688, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1148:/* FileCitation/properties/type */ {name: ref{49717, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{484, 1}},
-	1149:/* FileParserPlugin/properties/enabled */ {name: ref{49745, 35}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1150:/* FileParserPlugin/properties/id */ {name: ref{49780, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{485, 1}},
-	1151:/* FileParserPlugin/properties/pdf */ {name: ref{49810, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{160, 2}},
-	1152:/* FileParserPlugin/properties/pdf/anyOf/1 */ {name: ref{49841, 39}, kind: kindScalar, mask: mNull},
-	1153:/* FilePath/properties/file_id */ {name: ref{49880, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1154:/* FilePath/properties/index */ {name: ref{49907, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1155:/* FilePath/properties/type */ {name: ref{49932, 24}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{486, 1}},
-	1156:/* FileSearchServerTool/properties/filters */ {name: ref{49956, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{162, 2}},
-	1157:/* FileSearchServerTool/properties/filters/oneOf/0 */ {name: ref{49995, 47}, kind: kindScalar, mask: mNull},
-	1158:/* FileSearchServerTool/properties/filters/oneOf/1 */ {name: ref{50042, 47}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{281, 8}},
-	1159:/* FileSearchServerTool/properties/max_num_results */ {name: ref{50103, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1160:/* FileSearchServerTool/properties/ranking_options */ {name: ref{50150, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1840, 2}, nonull: true},
-	1161:/* FileSearchServerTool/properties/ranking_options/properties/ranker */ {name: ref{50218, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{487, 2}},
-	1162:/* FileSearchServerTool/properties/ranking_options/properties/score_threshold */ {name: ref{50301, 74}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1163:/* FileSearchServerTool/properties/type */ {name: ref{50375, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{489, 1}},
-	1164:/* FileSearchServerTool/properties/vector_store_ids */ {name: ref{50411, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1165},
-	1165:/* FileSearchServerTool/properties/vector_store_ids/items */ {name: ref{50459, 54}, kind: kindScalar, mask: mString},
-	1166:/* FileSearchServerToolFiltersEq/properties/key */ {name: ref{50513, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1167:/* FileSearchServerToolFiltersEq/properties/type */ {name: ref{50557, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{490, 6}},
-	1168:/* FileSearchServerToolFiltersEq/properties/value */ {name: ref{50602, 46}, kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: ref{164, 5}},
-	1169:/* FileSearchServerToolFiltersEq/properties/value/anyOf/0 */ {name: ref{50648, 54}, kind: kindScalar, mask: mString},
-	1170:/* FileSearchServerToolFiltersEq/properties/value/anyOf/1 */ {name: ref{50702, 54}, kind: kindScalar, mask: mInteger | mNumber},
-	1171:/* FileSearchServerToolFiltersEq/properties/value/anyOf/2 */ {name: ref{50756, 54}, kind: kindScalar, mask: mBool},
-	1172:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3 */ {name: ref{50810, 54}, kind: kindArray, mask: mArray, items: 1173},
-	1173:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items */ {name: ref{50864, 60}, kind: kindAlts, mask: mInteger | mNumber | mString, alts: ref{169, 2}},
-	1174:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/0 */ {name: ref{50924, 68}, kind: kindScalar, mask: mString},
-	1175:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/1 */ {name: ref{50992, 68}, kind: kindScalar, mask: mInteger | mNumber},
-	1176:/* FileSearchServerToolFiltersEq/properties/value/anyOf/4 */ {name: ref{51060, 54}, kind: kindScalar, mask: mNull},
-	1177:/* FilesServerTool/properties/parameters */ {name: ref{51114, 37}, kind: kindAny, mask: mAll},
-	1178:/* FilesServerTool/properties/type */ {name: ref{51151, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{496, 1}},
-	1179:/* ForbiddenResponse/properties/error */ {name: ref{51182, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{171, 2}},
-	1180:/* ForbiddenResponse/properties/error/anyOf/1 */ {name: ref{51216, 42}, kind: kindScalar, mask: mNull},
-	1181:/* ForbiddenResponse/properties/openrouter_metadata */ {name: ref{51258, 48}, kind: kindAny, mask: mAll},
-	1182:/* ForbiddenResponse/properties/user_id */ {name: ref{51306, 36}, kind: kindScalar, mask: mNull | mString},
-	1183:/* ForbiddenResponseErrorData/properties/code */ {name: ref{51342, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1184:/* ForbiddenResponseErrorData/properties/message */ {name: ref{51384, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1185:/* ForbiddenResponseErrorData/properties/metadata */ {name: ref{51429, 46}, kind: kindAny, mask: mAll},
-	1186:/* FormatJsonObjectConfig/properties/type */ {name: ref{51475, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{497, 1}},
-	1187:/* FormatJsonSchemaConfig/properties/description */ {name: ref{51513, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1188:/* FormatJsonSchemaConfig/properties/name */ {name: ref{51558, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1189:/* FormatJsonSchemaConfig/properties/schema */ {name: ref{51596, 40}, kind: kindAny, mask: mAll},
-	1190:/* FormatJsonSchemaConfig/properties/strict */ {name: ref{51636, 40}, kind: kindScalar, mask: mBool | mNull},
-	1191:/* FormatJsonSchemaConfig/properties/type */ {name: ref{51676, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{498, 1}},
-	1192:/* FormatTextConfig/properties/type */ {name: ref{51714, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{499, 1}},
-	1193:/* OpenAIResponseFunctionToolCall/properties/arguments */ {name: ref{51746, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1194:/* OpenAIResponseFunctionToolCall/properties/call_id */ {name: ref{51797, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1195:/* OpenAIResponseFunctionToolCall/properties/id */ {name: ref{51846, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1196:/* OpenAIResponseFunctionToolCall/properties/name */ {name: ref{51890, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1197:/* OpenAIResponseFunctionToolCall/properties/namespace */ {name: ref{51936, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1198:/* OpenAIResponseFunctionToolCall/properties/status */ {name: ref{51987, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{173, 2}},
-	1199:/* OpenAIResponseFunctionToolCall/properties/status/anyOf/1 */ {name: ref{52035, 56}, kind: kindScalar, mask: mNull},
-	1200:/* OpenAIResponseFunctionToolCall/properties/subagent_id */ {name: ref{52091, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1201:/* OpenAIResponseFunctionToolCall/properties/subagent_items */ {name: ref{52144, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1202},
-	1202:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items */ {name: ref{52200, 62}, kind: kindObject, mask: mObject, props: ref{1842, 1}, open: true, nreq: 1},
-	1203:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items/properties/type */ {name: ref{52262, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1204:/* OpenAIResponseFunctionToolCall/properties/type */ {name: ref{52340, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{500, 1}},
-	1205:/* FunctionCallOutputItem/properties/call_id */ {name: ref{52386, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1206:/* FunctionCallOutputItem/properties/id */ {name: ref{52427, 36}, kind: kindScalar, mask: mNull | mString},
-	1207:/* FunctionCallOutputItem/properties/output */ {name: ref{52463, 40}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{175, 3}},
-	1208:/* FunctionCallOutputItem/properties/output/anyOf/0 */ {name: ref{52503, 48}, kind: kindScalar, mask: mString},
-	1209:/* FunctionCallOutputItem/properties/output/anyOf/1 */ {name: ref{52551, 48}, kind: kindArray, mask: mArray, items: 1210},
-	1210:/* FunctionCallOutputItem/properties/output/anyOf/1/items */ {name: ref{52599, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{289, 3}},
-	1211:/* FunctionCallOutputItem/properties/output/anyOf/2 */ {name: ref{52653, 48}, kind: kindScalar, mask: mNull},
-	1212:/* FunctionCallOutputItem/properties/status */ {name: ref{52701, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{178, 2}},
-	1213:/* FunctionCallOutputItem/properties/status/anyOf/1 */ {name: ref{52741, 48}, kind: kindScalar, mask: mNull},
-	1214:/* FunctionCallOutputItem/properties/type */ {name: ref{52789, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{501, 1}},
-	1215:/* FusionAnalysisResult/properties/blind_spots */ {name: ref{52827, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1216},
-	1216:/* FusionAnalysisResult/properties/blind_spots/items */ {name: ref{52870, 49}, kind: kindScalar, mask: mString},
-	1217:/* FusionAnalysisResult/properties/consensus */ {name: ref{52919, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1218},
-	1218:/* FusionAnalysisResult/properties/consensus/items */ {name: ref{52960, 47}, kind: kindScalar, mask: mString},
-	1219:/* FusionAnalysisResult/properties/contradictions */ {name: ref{53007, 46}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1220},
-	1220:/* FusionAnalysisResult/properties/contradictions/items */ {name: ref{53053, 52}, kind: kindObject, mask: mObject, props: ref{1843, 2}, nreq: 2},
-	1221:/* FusionAnalysisResult/properties/contradictions/items/properties/stances */ {name: ref{53117, 71}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1222},
-	1222:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items */ {name: ref{53188, 77}, kind: kindObject, mask: mObject, props: ref{1845, 2}, nreq: 2},
-	1223:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/model */ {name: ref{53271, 94}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1224:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/stance */ {name: ref{53365, 95}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1225:/* FusionAnalysisResult/properties/contradictions/items/properties/topic */ {name: ref{53460, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1226:/* FusionAnalysisResult/properties/partial_coverage */ {name: ref{53529, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1227},
-	1227:/* FusionAnalysisResult/properties/partial_coverage/items */ {name: ref{53577, 54}, kind: kindObject, mask: mObject, props: ref{1847, 2}, nreq: 2},
-	1228:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models */ {name: ref{53636, 72}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1229},
-	1229:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models/items */ {name: ref{53708, 78}, kind: kindScalar, mask: mString},
-	1230:/* FusionAnalysisResult/properties/partial_coverage/items/properties/point */ {name: ref{53786, 71}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1231:/* FusionAnalysisResult/properties/unique_insights */ {name: ref{53857, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1232},
-	1232:/* FusionAnalysisResult/properties/unique_insights/items */ {name: ref{53904, 53}, kind: kindObject, mask: mObject, props: ref{1849, 2}, nreq: 2},
-	1233:/* FusionAnalysisResult/properties/unique_insights/items/properties/insight */ {name: ref{53964, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1234:/* FusionAnalysisResult/properties/unique_insights/items/properties/model */ {name: ref{54036, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1235:/* FusionCallAnalysisCompletedEvent/properties/analysis */ {name: ref{54106, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{180, 2}},
-	1236:/* FusionCallAnalysisCompletedEvent/properties/analysis/anyOf/1 */ {name: ref{54158, 60}, kind: kindScalar, mask: mNull},
-	1237:/* FusionCallAnalysisCompletedEvent/properties/item_id */ {name: ref{54218, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1238:/* FusionCallAnalysisCompletedEvent/properties/output_index */ {name: ref{54269, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1239:/* FusionCallAnalysisCompletedEvent/properties/sequence_number */ {name: ref{54325, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1240:/* FusionCallAnalysisCompletedEvent/properties/type */ {name: ref{54384, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{502, 1}},
-	1241:/* FusionCallAnalysisInProgressEvent/properties/analyst_model */ {name: ref{54432, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1242:/* FusionCallAnalysisInProgressEvent/properties/item_id */ {name: ref{54490, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1243:/* FusionCallAnalysisInProgressEvent/properties/judge_model */ {name: ref{54542, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1244:/* FusionCallAnalysisInProgressEvent/properties/output_index */ {name: ref{54598, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1245:/* FusionCallAnalysisInProgressEvent/properties/sequence_number */ {name: ref{54655, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1246:/* FusionCallAnalysisInProgressEvent/properties/type */ {name: ref{54715, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{503, 1}},
-	1247:/* FusionCallCompletedEvent/properties/item_id */ {name: ref{54764, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1248:/* FusionCallCompletedEvent/properties/output_index */ {name: ref{54807, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1249:/* FusionCallCompletedEvent/properties/sequence_number */ {name: ref{54855, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1250:/* FusionCallCompletedEvent/properties/type */ {name: ref{54906, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{504, 1}},
-	1251:/* FusionCallInProgressEvent/properties/item_id */ {name: ref{54946, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1252:/* FusionCallInProgressEvent/properties/output_index */ {name: ref{54990, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1253:/* FusionCallInProgressEvent/properties/sequence_number */ {name: ref{55039, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1254:/* FusionCallInProgressEvent/properties/type */ {name: ref{55091, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{505, 1}},
-	1255:/* FusionCallPanelAddedEvent/properties/item_id */ {name: ref{55132, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1256:/* FusionCallPanelAddedEvent/properties/model */ {name: ref{55176, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1257:/* FusionCallPanelAddedEvent/properties/output_index */ {name: ref{55218, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1258:/* FusionCallPanelAddedEvent/properties/sequence_number */ {name: ref{55267, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1259:/* FusionCallPanelAddedEvent/properties/type */ {name: ref{55319, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{506, 1}},
-	1260:/* FusionCallPanelCompletedEvent/properties/content */ {name: ref{55360, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1261:/* FusionCallPanelCompletedEvent/properties/item_id */ {name: ref{55408, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1262:/* FusionCallPanelCompletedEvent/properties/model */ {name: ref{55456, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1263:/* FusionCallPanelCompletedEvent/properties/output_index */ {name: ref{55502, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1264:/* FusionCallPanelCompletedEvent/properties/sequence_number */ {name: ref{55555, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1265:/* FusionCallPanelCompletedEvent/properties/type */ {name: ref{55611, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{507, 1}},
-	1266:/* FusionCallPanelDeltaEvent/properties/delta */ {name: ref{55656, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1267:/* FusionCallPanelDeltaEvent/properties/item_id */ {name: ref{55698, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1268:/* FusionCallPanelDeltaEvent/properties/model */ {name: ref{55742, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1269:/* FusionCallPanelDeltaEvent/properties/output_index */ {name: ref{55784, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1270:/* FusionCallPanelDeltaEvent/properties/sequence_number */ {name: ref{55833, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1271:/* FusionCallPanelDeltaEvent/properties/type */ {name: ref{55885, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{508, 1}},
-	1272:/* FusionCallPanelFailedEvent/properties/error */ {name: ref{55926, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1273:/* FusionCallPanelFailedEvent/properties/item_id */ {name: ref{55969, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1274:/* FusionCallPanelFailedEvent/properties/model */ {name: ref{56014, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1275:/* FusionCallPanelFailedEvent/properties/output_index */ {name: ref{56057, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1276:/* FusionCallPanelFailedEvent/properties/sequence_number */ {name: ref{56107, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1277:/* FusionCallPanelFailedEvent/properties/status_code */ {name: ref{56160, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1278:/* FusionCallPanelFailedEvent/properties/type */ {name: ref{56209, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{509, 1}},
-	1279:/* FusionCallPanelReasoningDeltaEvent/properties/delta */ {name: ref{56251, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1280:/* FusionCallPanelReasoningDeltaEvent/properties/item_id */ {name: ref{56302, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1281:/* FusionCallPanelReasoningDeltaEvent/properties/model */ {name: ref{56355, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1282:/* FusionCallPanelReasoningDeltaEvent/properties/output_index */ {name: ref{56406, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1283:/* FusionCallPanelReasoningDeltaEvent/properties/sequence_number */ {name: ref{56464, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1284:/* FusionCallPanelReasoningDeltaEvent/properties/type */ {name: ref{56525, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{510, 1}},
-	1285:/* FusionPlugin/properties/analysis_models */ {name: ref{56575, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1286},
-	1286:/* FusionPlugin/properties/analysis_models/items */ {name: ref{56614, 45}, kind: kindScalar, mask: mString},
-	1287:/* FusionPlugin/properties/enabled */ {name: ref{56659, 31}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1288:/* FusionPlugin/properties/id */ {name: ref{56690, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{511, 1}},
-	1289:/* FusionPlugin/properties/max_tool_calls */ {name: ref{56716, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1290:/* FusionPlugin/properties/model */ {name: ref{56754, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1291:/* FusionPlugin/properties/preset */ {name: ref{56783, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{512, 3}},
-	1292:/* FusionPlugin/properties/tools */ {name: ref{56851, 29}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1293},
-	1293:/* FusionPlugin/properties/tools/items */ {name: ref{56880, 35}, kind: kindObject, mask: mObject, props: ref{1851, 2}, nreq: 1},
-	1294:/* FusionPlugin/properties/tools/items/properties/parameters */ {name: ref{56915, 57}, kind: kindAny, mask: mAll},
-	1295:/* FusionPlugin/properties/tools/items/properties/type */ {name: ref{56972, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1296:/* FusionServerToolConfig/properties/analysis_models */ {name: ref{57023, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1297},
-	1297:/* FusionServerToolConfig/properties/analysis_models/items */ {name: ref{57072, 55}, kind: kindScalar, mask: mString},
-	1298:/* FusionServerToolConfig/properties/cache_control */ {name: ref{57127, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{182, 2}},
-	1299:/* FusionServerToolConfig/properties/cache_control/anyOf/1 */ {name: ref{57174, 55}, kind: kindScalar, mask: mNull},
-	1300:/* FusionServerToolConfig/properties/max_completion_tokens */ {name: ref{57229, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1301:/* FusionServerToolConfig/properties/max_tool_calls */ {name: ref{57284, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1302:/* FusionServerToolConfig/properties/model */ {name: ref{57332, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1303:/* FusionServerToolConfig/properties/reasoning */ {name: ref{57371, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1853, 2}, nonull: true},
-	1304:/* FusionServerToolConfig/properties/reasoning/properties/effort */ {name: ref{57414, 61}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{515, 7}},
-	1305:/* FusionServerToolConfig/properties/reasoning/properties/max_tokens */ {name: ref{57475, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1306:/* FusionServerToolConfig/properties/temperature */ {name: ref{57540, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1307:/* FusionServerToolConfig/properties/tools */ {name: ref{57585, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1308},
-	1308:/* FusionServerToolConfig/properties/tools/items */ {name: ref{57624, 45}, kind: kindObject, mask: mObject, props: ref{1855, 2}, nreq: 1},
-	1309:/* FusionServerToolConfig/properties/tools/items/properties/parameters */ {name: ref{57669, 67}, kind: kindAny, mask: mAll},
-	1310:/* FusionServerToolConfig/properties/tools/items/properties/type */ {name: ref{57736, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1311:/* FusionServerTool_OpenRouter/properties/parameters */ {name: ref{57797, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{184, 2}},
-	1312:/* FusionServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{57846, 57}, kind: kindScalar, mask: mNull},
-	1313:/* FusionServerTool_OpenRouter/properties/type */ {name: ref{57903, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{522, 1}},
-	1314:/* FusionSource/properties/title */ {name: ref{57946, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1315:/* FusionSource/properties/url */ {name: ref{57975, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1316:/* OpenAIResponsesImageGenCallCompleted/properties/item_id */ {name: ref{58002, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1317:/* OpenAIResponsesImageGenCallCompleted/properties/output_index */ {name: ref{58057, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1318:/* OpenAIResponsesImageGenCallCompleted/properties/sequence_number */ {name: ref{58117, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1319:/* OpenAIResponsesImageGenCallCompleted/properties/type */ {name: ref{58180, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{523, 1}},
-	1320:/* OpenAIResponsesImageGenCallGenerating/properties/item_id */ {name: ref{58232, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1321:/* OpenAIResponsesImageGenCallGenerating/properties/output_index */ {name: ref{58288, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1322:/* OpenAIResponsesImageGenCallGenerating/properties/sequence_number */ {name: ref{58349, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1323:/* OpenAIResponsesImageGenCallGenerating/properties/type */ {name: ref{58413, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{524, 1}},
-	1324:/* OpenAIResponsesImageGenCallInProgress/properties/item_id */ {name: ref{58466, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1325:/* OpenAIResponsesImageGenCallInProgress/properties/output_index */ {name: ref{58522, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1326:/* OpenAIResponsesImageGenCallInProgress/properties/sequence_number */ {name: ref{58583, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1327:/* OpenAIResponsesImageGenCallInProgress/properties/type */ {name: ref{58647, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{525, 1}},
-	1328:/* OpenAIResponsesImageGenCallPartialImage/properties/item_id */ {name: ref{58700, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1329:/* OpenAIResponsesImageGenCallPartialImage/properties/output_index */ {name: ref{58758, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1330:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_b64 */ {name: ref{58821, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1331:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_index */ {name: ref{58889, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1332:/* OpenAIResponsesImageGenCallPartialImage/properties/sequence_number */ {name: ref{58959, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1333:/* OpenAIResponsesImageGenCallPartialImage/properties/type */ {name: ref{59025, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{526, 1}},
-	1334:/* ImageGenerationServerTool/properties/background */ {name: ref{59080, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{527, 3}},
-	1335:/* ImageGenerationServerTool/properties/input_fidelity */ {name: ref{59144, 51}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{530, 2}},
-	1336:/* ImageGenerationServerTool/properties/input_image_mask */ {name: ref{59195, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1857, 2}, nonull: true},
-	1337:/* ImageGenerationServerTool/properties/input_image_mask/properties/file_id */ {name: ref{59248, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1338:/* ImageGenerationServerTool/properties/input_image_mask/properties/image_url */ {name: ref{59320, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1339:/* ImageGenerationServerTool/properties/model */ {name: ref{59394, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1340:/* ImageGenerationServerTool/properties/moderation */ {name: ref{59436, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{532, 2}},
-	1341:/* ImageGenerationServerTool/properties/output_compression */ {name: ref{59483, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1342:/* ImageGenerationServerTool/properties/output_format */ {name: ref{59538, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{534, 3}},
-	1343:/* ImageGenerationServerTool/properties/partial_images */ {name: ref{59599, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1344:/* ImageGenerationServerTool/properties/quality */ {name: ref{59650, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{537, 4}},
-	1345:/* ImageGenerationServerTool/properties/size */ {name: ref{59694, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1346:/* ImageGenerationServerTool/properties/type */ {name: ref{59735, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{541, 1}},
-	1347:/* ImageGenerationServerToolConfig/properties/model */ {name: ref{59776, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1348:/* ImageGenerationServerTool_OpenRouter/properties/parameters */ {name: ref{59824, 58}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{186, 2}},
-	1349:/* ImageGenerationServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{59882, 66}, kind: kindScalar, mask: mNull},
-	1350:/* ImageGenerationServerTool_OpenRouter/properties/type */ {name: ref{59948, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{542, 1}},
-	1351:/* InProgressEvent/properties/response */ {name: ref{60000, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{188, 2}},
-	1352:/* InProgressEvent/properties/response/anyOf/1 */ {name: ref{60035, 43}, kind: kindScalar, mask: mNull},
-	1353:/* InProgressEvent/properties/sequence_number */ {name: ref{60078, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1354:/* InProgressEvent/properties/type */ {name: ref{60120, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{543, 1}},
-	1355:/* IncompleteDetails/properties/reason */ {name: ref{60151, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{544, 2}},
-	1356:/* IncompleteEvent/properties/response */ {name: ref{60186, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{190, 2}},
-	1357:/* IncompleteEvent/properties/response/anyOf/1 */ {name: ref{60221, 43}, kind: kindScalar, mask: mNull},
-	1358:/* IncompleteEvent/properties/sequence_number */ {name: ref{60264, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1359:/* IncompleteEvent/properties/type */ {name: ref{60306, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{546, 1}},
-	1360:/* InputAudio/properties/input_audio */ {name: ref{60337, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1859, 2}, nonull: true, nreq: 2},
-	1361:/* InputAudio/properties/input_audio/properties/data */ {name: ref{60370, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1362:/* InputAudio/properties/input_audio/properties/format */ {name: ref{60419, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{547, 2}},
-	1363:/* InputAudio/properties/type */ {name: ref{60476, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{549, 1}},
-	1364:/* InputFile/properties/file_data */ {name: ref{60502, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1365:/* InputFile/properties/file_id */ {name: ref{60532, 28}, kind: kindScalar, mask: mNull | mString},
-	1366:/* InputFile/properties/file_url */ {name: ref{60560, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1367:/* InputFile/properties/filename */ {name: ref{60589, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1368:/* InputFile/properties/type */ {name: ref{60618, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{550, 1}},
-	1369:/* InputMessageItem/properties/content */ {name: ref{60643, 35}, kind: kindArray, mask: mArray | mNull, items: 1370},
-	1370:/* InputMessageItem/properties/content/items */ {name: ref{60678, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{292, 5}},
-	1371:/* InputMessageItem/properties/id */ {name: ref{60719, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1372:/* InputMessageItem/properties/role */ {name: ref{60749, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{551, 3}},
-	1373:/* InputMessageItem/properties/type */ {name: ref{60781, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{554, 1}},
-	1374:/* InputText/properties/text */ {name: ref{60813, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1375:/* InputText/properties/type */ {name: ref{60838, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{555, 1}},
-	1376:/* InputVideo/properties/type */ {name: ref{60863, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{556, 1}},
-	1377:/* InputVideo/properties/video_url */ {name: ref{60889, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1378:/* Inputs/anyOf/0 */ {name: ref{60920, 14}, kind: kindScalar, mask: mString},
-	1379:/* Inputs/anyOf/1 */ {name: ref{60934, 14}, kind: kindArray, mask: mArray, items: 209},
-	1380:/* InputsCustomToolCall/properties/call_id */ {name: ref{60948, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1381:/* InputsCustomToolCall/properties/id */ {name: ref{60987, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1382:/* InputsCustomToolCall/properties/input */ {name: ref{61021, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1383:/* InputsCustomToolCall/properties/name */ {name: ref{61058, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1384:/* InputsCustomToolCall/properties/namespace */ {name: ref{61094, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1385:/* InputsCustomToolCall/properties/status */ {name: ref{61135, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{192, 2}},
-	1386:/* InputsCustomToolCall/properties/status/anyOf/1 */ {name: ref{61173, 46}, kind: kindScalar, mask: mNull},
-	1387:/* InputsCustomToolCall/properties/type */ {name: ref{61219, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{557, 1}},
-	1388:/* InputsFunctionCall/properties/arguments */ {name: ref{61255, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1389:/* InputsFunctionCall/properties/call_id */ {name: ref{61294, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1390:/* InputsFunctionCall/properties/id */ {name: ref{61331, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1391:/* InputsFunctionCall/properties/name */ {name: ref{61363, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1392:/* InputsFunctionCall/properties/namespace */ {name: ref{61397, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1393:/* InputsFunctionCall/properties/status */ {name: ref{61436, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{558, 3}},
-	1394:/* InputsFunctionCall/properties/subagent_id */ {name: ref{61472, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1395:/* InputsFunctionCall/properties/subagent_items */ {name: ref{61513, 44}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1396},
-	1396:/* InputsFunctionCall/properties/subagent_items/items */ {name: ref{61557, 50}, kind: kindObject, mask: mObject, props: ref{1861, 1}, nreq: 1},
-	1397:/* InputsFunctionCall/properties/subagent_items/items/properties/type */ {name: ref{61607, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1398:/* InputsFunctionCall/properties/type */ {name: ref{61673, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{561, 1}},
-	1399:/* InputsMessage/properties/content */ {name: ref{61707, 32}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{194, 3}},
-	1400:/* InputsMessage/properties/content/anyOf/0 */ {name: ref{61739, 40}, kind: kindScalar, mask: mString},
-	1401:/* InputsMessage/properties/content/anyOf/1 */ {name: ref{61779, 40}, kind: kindArray, mask: mArray, items: 1402},
-	1402:/* InputsMessage/properties/content/anyOf/1/items */ {name: ref{61819, 46}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{297, 7}},
-	1403:/* InputsMessage/properties/content/anyOf/2 */ {name: ref{61865, 40}, kind: kindScalar, mask: mNull},
-	1404:/* InputsMessage/properties/id */ {name: ref{61905, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1405:/* InputsMessage/properties/phase */ {name: ref{61932, 30}, kind: kindAlts, mask: mNull | mString, alts: ref{197, 2}},
-	1406:/* InputsMessage/properties/phase/anyOf/0 */ {name: ref{61962, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{562, 2}},
-	1407:/* InputsMessage/properties/phase/anyOf/1 */ {name: ref{62000, 38}, kind: kindScalar, mask: mNull},
-	1408:/* InputsMessage/properties/role */ {name: ref{62038, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{564, 4}},
-	1409:/* InputsMessage/properties/type */ {name: ref{62067, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{568, 1}},
-	1410:/* InputsReasoning/properties/content */ {name: ref{62096, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{199, 2}},
-	1411:/* InputsReasoning/properties/content/anyOf/0 */ {name: ref{62130, 42}, kind: kindArray, mask: mArray, items: 359},
-	1412:/* InputsReasoning/properties/content/anyOf/1 */ {name: ref{62172, 42}, kind: kindScalar, mask: mNull},
-	1413:/* InputsReasoning/properties/encrypted_content */ {name: ref{62214, 44}, kind: kindScalar, mask: mNull | mString},
-	1414:/* InputsReasoning/properties/id */ {name: ref{62258, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1415:/* InputsReasoning/properties/signature */ {name: ref{62287, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{201, 2}},
-	1416:/* InputsReasoning/properties/signature/anyOf/0 */ {name: ref{62323, 44}, kind: kindScalar, mask: mString},
-	1417:/* InputsReasoning/properties/signature/anyOf/1 */ {name: ref{62367, 44}, kind: kindScalar, mask: mNull},
-	1418:/* InputsReasoning/properties/status */ {name: ref{62411, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{569, 3}},
-	1419:/* InputsReasoning/properties/summary */ {name: ref{62444, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{203, 2}},
-	1420:/* InputsReasoning/properties/summary/anyOf/0 */ {name: ref{62478, 42}, kind: kindArray, mask: mArray, items: 355},
-	1421:/* InputsReasoning/properties/summary/anyOf/1 */ {name: ref{62520, 42}, kind: kindScalar, mask: mNull},
-	1422:/* InputsReasoning/properties/type */ {name: ref{62562, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{572, 1}},
-	1423:/* InternalServerResponse/properties/error */ {name: ref{62593, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{205, 2}},
-	1424:/* InternalServerResponse/properties/error/anyOf/1 */ {name: ref{62632, 47}, kind: kindScalar, mask: mNull},
-	1425:/* InternalServerResponse/properties/openrouter_metadata */ {name: ref{62679, 53}, kind: kindAny, mask: mAll},
-	1426:/* InternalServerResponse/properties/user_id */ {name: ref{62732, 41}, kind: kindScalar, mask: mNull | mString},
-	1427:/* InternalServerResponseErrorData/properties/code */ {name: ref{62773, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1428:/* InternalServerResponseErrorData/properties/message */ {name: ref{62820, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1429:/* InternalServerResponseErrorData/properties/metadata */ {name: ref{62870, 51}, kind: kindAny, mask: mAll},
-	1430:/* ItemReferenceItem/properties/id */ {name: ref{62921, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1431:/* ItemReferenceItem/properties/type */ {name: ref{62952, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{573, 1}},
-	1432:/* Legacy_ChatContentVideo/properties/type */ {name: ref{62985, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{574, 1}},
-	1433:/* Legacy_ChatContentVideo/properties/video_url */ {name: ref{63024, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{207, 2}},
-	1434:/* Legacy_ChatContentVideo/properties/video_url/anyOf/1 */ {name: ref{63068, 52}, kind: kindScalar, mask: mNull},
-	1435:/* Legacy_ChatContentVideoInput/properties/url */ {name: ref{63120, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1436:/* Legacy_WebSearchServerTool/properties/engine */ {name: ref{63163, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{209, 2}},
-	1437:/* Legacy_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{63207, 52}, kind: kindScalar, mask: mNull},
-	1438:/* Legacy_WebSearchServerTool/properties/max_results */ {name: ref{63259, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1439:/* Legacy_WebSearchServerTool/properties/max_uses */ {name: ref{63308, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1440:/* Legacy_WebSearchServerTool/properties/mode */ {name: ref{63354, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{211, 2}},
-	1441:/* Legacy_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{63396, 50}, kind: kindScalar, mask: mNull},
-	1442:/* Legacy_WebSearchServerTool/properties/search_context_size */ {name: ref{63446, 57}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{213, 2}},
-	1443:/* Legacy_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{63503, 65}, kind: kindScalar, mask: mNull},
-	1444:/* Legacy_WebSearchServerTool/properties/type */ {name: ref{63568, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{575, 1}},
-	1445:/* LocalShellCallItem/properties/action */ {name: ref{63610, 36}, kind: kindObject, mask: mNull | mObject, props: ref{1862, 6}, nonull: true, nreq: 3},
-	1446:/* LocalShellCallItem/properties/action/properties/command */ {name: ref{63676, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1447},
-	1447:/* LocalShellCallItem/properties/action/properties/command/items */ {name: ref{63731, 61}, kind: kindScalar, mask: mString},
-	1448:/* LocalShellCallItem/properties/action/properties/env */ {name: ref{63792, 51}, kind: kindAny, mask: mAll},
-	1449:/* LocalShellCallItem/properties/action/properties/timeout_ms */ {name: ref{63843, 58}, kind: kindScalar, mask: mInteger | mNull},
-	1450:/* LocalShellCallItem/properties/action/properties/type */ {name: ref{63901, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{576, 1}},
-	1451:/* LocalShellCallItem/properties/action/properties/user */ {name: ref{63957, 52}, kind: kindScalar, mask: mNull | mString},
-	1452:/* LocalShellCallItem/properties/action/properties/working_directory */ {name: ref{64009, 65}, kind: kindScalar, mask: mNull | mString},
-	1453:/* LocalShellCallItem/properties/call_id */ {name: ref{64074, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1454:/* LocalShellCallItem/properties/id */ {name: ref{64111, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1455:/* LocalShellCallItem/properties/status */ {name: ref{64143, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{215, 2}},
-	1456:/* LocalShellCallItem/properties/status/anyOf/1 */ {name: ref{64179, 44}, kind: kindScalar, mask: mNull},
-	1457:/* LocalShellCallItem/properties/type */ {name: ref{64223, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{577, 1}},
-	1458:/* LocalShellCallOutputItem/properties/id */ {name: ref{64257, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1459:/* LocalShellCallOutputItem/properties/output */ {name: ref{64295, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1460:/* LocalShellCallOutputItem/properties/status */ {name: ref{64337, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{217, 2}},
-	1461:/* LocalShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{64379, 50}, kind: kindScalar, mask: mNull},
-	1462:/* LocalShellCallOutputItem/properties/type */ {name: ref{64429, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{578, 1}},
-	1463:/* McpApprovalRequestItem/properties/arguments */ {name: ref{64469, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1464:/* McpApprovalRequestItem/properties/id */ {name: ref{64512, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1465:/* McpApprovalRequestItem/properties/name */ {name: ref{64548, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1466:/* McpApprovalRequestItem/properties/server_label */ {name: ref{64586, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1467:/* McpApprovalRequestItem/properties/type */ {name: ref{64632, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{579, 1}},
-	1468:/* McpApprovalResponseItem/properties/approval_request_id */ {name: ref{64670, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1469:/* McpApprovalResponseItem/properties/approve */ {name: ref{64724, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1470:/* McpApprovalResponseItem/properties/id */ {name: ref{64766, 37}, kind: kindScalar, mask: mNull | mString},
-	1471:/* McpApprovalResponseItem/properties/reason */ {name: ref{64803, 41}, kind: kindScalar, mask: mNull | mString},
-	1472:/* McpApprovalResponseItem/properties/type */ {name: ref{64844, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{580, 1}},
-	1473:/* McpCallItem/properties/arguments */ {name: ref{64883, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1474:/* McpCallItem/properties/error */ {name: ref{64915, 28}, kind: kindScalar, mask: mNull | mString},
-	1475:/* McpCallItem/properties/id */ {name: ref{64943, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1476:/* McpCallItem/properties/name */ {name: ref{64968, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1477:/* McpCallItem/properties/output */ {name: ref{64995, 29}, kind: kindScalar, mask: mNull | mString},
-	1478:/* McpCallItem/properties/server_label */ {name: ref{65024, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1479:/* McpCallItem/properties/type */ {name: ref{65059, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{581, 1}},
-	1480:/* McpListToolsItem/properties/error */ {name: ref{65086, 33}, kind: kindScalar, mask: mNull | mString},
-	1481:/* McpListToolsItem/properties/id */ {name: ref{65119, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1482:/* McpListToolsItem/properties/server_label */ {name: ref{65149, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1483:/* McpListToolsItem/properties/tools */ {name: ref{65189, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1484},
-	1484:/* McpListToolsItem/properties/tools/items */ {name: ref{65222, 39}, kind: kindObject, mask: mObject, props: ref{1868, 4}, nreq: 2},
-	1485:/* McpListToolsItem/properties/tools/items/properties/annotations */ {name: ref{65273, 62}, kind: kindAny, mask: mAll},
-	1486:/* McpListToolsItem/properties/tools/items/properties/description */ {name: ref{65335, 62}, kind: kindScalar, mask: mNull | mString},
-	1487:/* McpListToolsItem/properties/tools/items/properties/input_schema */ {name: ref{65397, 63}, kind: kindAny, mask: mAll},
-	1488:/* McpListToolsItem/properties/tools/items/properties/name */ {name: ref{65460, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1489:/* McpListToolsItem/properties/type */ {name: ref{65515, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{582, 1}},
-	1490:/* McpServerTool/properties/allowed_tools */ {name: ref{65547, 38}, kind: kindAlts, mask: mArray | mNull | mObject, alts: ref{219, 3}},
-	1491:/* McpServerTool/properties/allowed_tools/anyOf/0 */ {name: ref{65585, 46}, kind: kindArray, mask: mArray, items: 1492},
-	1492:/* McpServerTool/properties/allowed_tools/anyOf/0/items */ {name: ref{65631, 52}, kind: kindScalar, mask: mString},
-	1493:/* McpServerTool/properties/allowed_tools/anyOf/1 */ {name: ref{65683, 46}, kind: kindObject, mask: mObject, props: ref{1872, 2}},
-	1494:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/read_only */ {name: ref{65748, 67}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1495:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names */ {name: ref{65815, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1496},
-	1496:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names/items */ {name: ref{65883, 74}, kind: kindScalar, mask: mString},
-	1497:/* McpServerTool/properties/allowed_tools/anyOf/2 */ {name: ref{65957, 46}, kind: kindScalar, mask: mNull},
-	1498:/* McpServerTool/properties/authorization */ {name: ref{66003, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1499:/* McpServerTool/properties/connector_id */ {name: ref{66041, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{583, 8}},
-	1500:/* McpServerTool/properties/headers */ {name: ref{66246, 32}, kind: kindAny, mask: mAll},
-	1501:/* McpServerTool/properties/require_approval */ {name: ref{66278, 41}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{222, 3}},
-	1502:/* McpServerTool/properties/require_approval/anyOf/0 */ {name: ref{66319, 49}, kind: kindScalar, mask: mString, enum: true, values: ref{591, 2}},
-	1503:/* McpServerTool/properties/require_approval/anyOf/1 */ {name: ref{66379, 49}, kind: kindObject, mask: mObject, props: ref{1874, 2}},
-	1504:/* McpServerTool/properties/require_approval/anyOf/1/properties/always */ {name: ref{66428, 67}, kind: kindObject, mask: mNull | mObject, props: ref{1876, 1}, nonull: true},
-	1505:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names */ {name: ref{66495, 89}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1506},
-	1506:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names/items */ {name: ref{66584, 95}, kind: kindScalar, mask: mString},
-	1507:/* McpServerTool/properties/require_approval/anyOf/1/properties/never */ {name: ref{66679, 66}, kind: kindObject, mask: mNull | mObject, props: ref{1877, 1}, nonull: true},
-	1508:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names */ {name: ref{66745, 88}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1509},
-	1509:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names/items */ {name: ref{66833, 94}, kind: kindScalar, mask: mString},
-	1510:/* McpServerTool/properties/require_approval/anyOf/2 */ {name: ref{66927, 49}, kind: kindScalar, mask: mNull},
-	1511:/* McpServerTool/properties/server_description */ {name: ref{66976, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1512:/* McpServerTool/properties/server_label */ {name: ref{67019, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1513:/* McpServerTool/properties/server_url */ {name: ref{67056, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1514:/* McpServerTool/properties/type */ {name: ref{67091, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{593, 1}},
-	1515:/* ModerationPlugin/properties/id */ {name: ref{67120, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{594, 1}},
-	1516:/* NamespaceFunctionTool/properties/allowed_callers */ {name: ref{67150, 48}, kind: kindArray, mask: mArray | mNull, items: 1517},
-	1517:/* NamespaceFunctionTool/properties/allowed_callers/items */ {name: ref{67198, 54}, kind: kindScalar, mask: mString, enum: true, values: ref{595, 2}},
-	1518:/* NamespaceFunctionTool/properties/defer_loading */ {name: ref{67264, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1519:/* NamespaceFunctionTool/properties/description */ {name: ref{67310, 44}, kind: kindScalar, mask: mNull | mString},
-	1520:/* NamespaceFunctionTool/properties/name */ {name: ref{67354, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1521:/* NamespaceFunctionTool/properties/output_schema */ {name: ref{67391, 46}, kind: kindAny, mask: mAll},
-	1522:/* NamespaceFunctionTool/properties/parameters */ {name: ref{67437, 43}, kind: kindAny, mask: mAll},
-	1523:/* NamespaceFunctionTool/properties/strict */ {name: ref{67480, 39}, kind: kindScalar, mask: mBool | mNull},
-	1524:/* NamespaceFunctionTool/properties/type */ {name: ref{67519, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{597, 1}},
-	1525:/* NamespaceTool/properties/description */ {name: ref{67556, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1526:/* NamespaceTool/properties/name */ {name: ref{67592, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1527:/* NamespaceTool/properties/tools */ {name: ref{67621, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1528},
-	1528:/* NamespaceTool/properties/tools/items */ {name: ref{67651, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{304, 2}},
-	1529:/* NamespaceTool/properties/type */ {name: ref{67687, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{598, 1}},
-	1530:/* NotFoundResponse/properties/error */ {name: ref{67716, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{225, 2}},
-	1531:/* NotFoundResponse/properties/error/anyOf/1 */ {name: ref{67749, 41}, kind: kindScalar, mask: mNull},
-	1532:/* NotFoundResponse/properties/openrouter_metadata */ {name: ref{67790, 47}, kind: kindAny, mask: mAll},
-	1533:/* NotFoundResponse/properties/user_id */ {name: ref{67837, 35}, kind: kindScalar, mask: mNull | mString},
-	1534:/* NotFoundResponseErrorData/properties/code */ {name: ref{67872, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1535:/* NotFoundResponseErrorData/properties/message */ {name: ref{67913, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1536:/* NotFoundResponseErrorData/properties/metadata */ {name: ref{67957, 45}, kind: kindAny, mask: mAll},
-	1537:/* OpenAIResponseCustomToolCallOutput/properties/output */ {name: ref{68002, 52}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{227, 3}},
-	1538:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/0 */ {name: ref{68054, 60}, kind: kindScalar, mask: mString},
-	1539:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1 */ {name: ref{68114, 60}, kind: kindArray, mask: mArray, items: 1540},
-	1540:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68174, 66}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{306, 3}},
-	1541:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/2 */ {name: ref{68240, 60}, kind: kindScalar, mask: mNull},
-	1542:/* OpenAIResponseFunctionToolCallOutput/properties/output */ {name: ref{68300, 54}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{230, 3}},
-	1543:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/0 */ {name: ref{68354, 62}, kind: kindScalar, mask: mString},
-	1544:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1 */ {name: ref{68416, 62}, kind: kindArray, mask: mArray, items: 1545},
-	1545:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68478, 68}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{309, 3}},
-	1546:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/2 */ {name: ref{68546, 62}, kind: kindScalar, mask: mNull},
-	1547:/* OpenAIResponseInputMessageItem/properties/content */ {name: ref{68608, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1548},
-	1548:/* OpenAIResponseInputMessageItem/properties/content/items */ {name: ref{68657, 55}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{312, 4}},
-	1549:/* OpenAIResponseInputMessageItem/properties/id */ {name: ref{68712, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1550:/* OpenAIResponseInputMessageItem/properties/role */ {name: ref{68756, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{599, 3}},
-	1551:/* OpenAIResponseInputMessageItem/properties/type */ {name: ref{68802, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{602, 1}},
-	1552:/* OpenAIResponsesRefusalContent/properties/refusal */ {name: ref{68848, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1553:/* OpenAIResponsesRefusalContent/properties/type */ {name: ref{68896, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{603, 1}},
-	1554:/* OpenAIResponsesSearchCompleted/properties/item_id */ {name: ref{68941, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1555:/* OpenAIResponsesSearchCompleted/properties/output_index */ {name: ref{68990, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1556:/* OpenAIResponsesSearchCompleted/properties/sequence_number */ {name: ref{69044, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1557:/* OpenAIResponsesSearchCompleted/properties/type */ {name: ref{69101, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{604, 1}},
-	1558:/* OpenAIResponsesToolChoice/oneOf/0 */ {name: ref{69147, 33}, kind: kindScalar, mask: mString, enum: true, values: ref{605, 3}},
-	1559:/* OpenAIResponsesToolChoice/oneOf/1 */ {name: ref{69180, 33}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{316, 6}},
-	1560:/* OpenAIResponsesToolChoiceApplyPatch/properties/type */ {name: ref{69213, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{608, 1}},
-	1561:/* OpenAIResponsesToolChoiceFunction/properties/name */ {name: ref{69264, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1562:/* OpenAIResponsesToolChoiceFunction/properties/type */ {name: ref{69313, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{609, 1}},
-	1563:/* OpenAIResponsesToolChoiceShell/properties/type */ {name: ref{69362, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{610, 1}},
-	1564:/* OpenAIResponsesToolChoiceWebSearchPreview20250311/properties/type */ {name: ref{69408, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{611, 2}},
-	1565:/* OpenAIResponsesUsage/properties/input_tokens */ {name: ref{69473, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1566:/* OpenAIResponsesUsage/properties/input_tokens_details */ {name: ref{69517, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1878, 2}, nonull: true, nreq: 1},
-	1567:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cache_write_tokens */ {name: ref{69569, 82}, kind: kindScalar, mask: mInteger | mNull},
-	1568:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cached_tokens */ {name: ref{69651, 77}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1569:/* OpenAIResponsesUsage/properties/output_tokens */ {name: ref{69728, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1570:/* OpenAIResponsesUsage/properties/output_tokens_details */ {name: ref{69773, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1880, 1}, nonull: true, nreq: 1},
-	1571:/* OpenAIResponsesUsage/properties/output_tokens_details/properties/reasoning_tokens */ {name: ref{69826, 81}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1572:/* OpenAIResponsesUsage/properties/total_tokens */ {name: ref{69907, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1573:/* OpenAIResponsesWebSearchCallInProgress/properties/item_id */ {name: ref{69951, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1574:/* OpenAIResponsesWebSearchCallInProgress/properties/output_index */ {name: ref{70008, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1575:/* OpenAIResponsesWebSearchCallInProgress/properties/sequence_number */ {name: ref{70070, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1576:/* OpenAIResponsesWebSearchCallInProgress/properties/type */ {name: ref{70135, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{613, 1}},
-	1577:/* OpenAIResponsesWebSearchCallSearching/properties/item_id */ {name: ref{70189, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1578:/* OpenAIResponsesWebSearchCallSearching/properties/output_index */ {name: ref{70245, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1579:/* OpenAIResponsesWebSearchCallSearching/properties/sequence_number */ {name: ref{70306, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1580:/* OpenAIResponsesWebSearchCallSearching/properties/type */ {name: ref{70370, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{614, 1}},
-	1581:/* OpenResponsesCreatedEvent/properties/response */ {name: ref{70423, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{233, 2}},
-	1582:/* OpenResponsesCreatedEvent/properties/response/anyOf/1 */ {name: ref{70468, 53}, kind: kindScalar, mask: mNull},
-	1583:/* OpenResponsesInProgressEvent/properties/response */ {name: ref{70521, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{235, 2}},
-	1584:/* OpenResponsesInProgressEvent/properties/response/anyOf/1 */ {name: ref{70569, 56}, kind: kindScalar, mask: mNull},
-	1585:/* OpenResponsesLogProbs/properties/bytes */ {name: ref{70625, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1586},
-	1586:/* OpenResponsesLogProbs/properties/bytes/items */ {name: ref{70663, 44}, kind: kindScalar, mask: mInteger},
-	1587:/* OpenResponsesLogProbs/properties/logprob */ {name: ref{70707, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1588:/* OpenResponsesLogProbs/properties/token */ {name: ref{70747, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1589:/* OpenResponsesLogProbs/properties/top_logprobs */ {name: ref{70785, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 263},
-	1590:/* OpenResponsesResult/properties/error_type */ {name: ref{70830, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{237, 2}},
-	1591:/* OpenResponsesResult/properties/error_type/anyOf/1 */ {name: ref{70871, 49}, kind: kindScalar, mask: mNull},
-	1592:/* OpenResponsesResult/properties/openrouter_metadata */ {name: ref{70920, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{239, 2}},
-	1593:/* OpenResponsesResult/properties/openrouter_metadata/anyOf/1 */ {name: ref{70970, 58}, kind: kindScalar, mask: mNull},
-	1594:/* OpenResponsesResult/properties/output */ {name: ref{71028, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 296},
-	1595:/* OpenResponsesResult/properties/service_tier */ {name: ref{71065, 43}, kind: kindScalar, mask: mNull | mString},
-	1596:/* OpenResponsesResult/properties/status */ {name: ref{71108, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{241, 2}},
-	1597:/* OpenResponsesResult/properties/status/anyOf/1 */ {name: ref{71145, 45}, kind: kindScalar, mask: mNull},
-	1598:/* OpenResponsesResult/properties/text */ {name: ref{71190, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{243, 2}},
-	1599:/* OpenResponsesResult/properties/text/anyOf/1 */ {name: ref{71225, 43}, kind: kindScalar, mask: mNull},
-	1600:/* OpenResponsesResult/properties/tool_choice */ {name: ref{71268, 42}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{245, 2}},
-	1601:/* OpenResponsesResult/properties/tool_choice/anyOf/1 */ {name: ref{71310, 50}, kind: kindScalar, mask: mNull},
-	1602:/* OpenResponsesTopLogprobs/properties/bytes */ {name: ref{71360, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1603},
-	1603:/* OpenResponsesTopLogprobs/properties/bytes/items */ {name: ref{71401, 47}, kind: kindScalar, mask: mInteger},
-	1604:/* OpenResponsesTopLogprobs/properties/logprob */ {name: ref{71448, 43}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1605:/* OpenResponsesTopLogprobs/properties/token */ {name: ref{71491, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1606:/* OpenRouterMetadata/properties/attempt */ {name: ref{71532, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1607:/* OpenRouterMetadata/properties/attempts */ {name: ref{71569, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 372},
-	1608:/* OpenRouterMetadata/properties/endpoints */ {name: ref{71607, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{247, 2}},
-	1609:/* OpenRouterMetadata/properties/endpoints/anyOf/1 */ {name: ref{71646, 47}, kind: kindScalar, mask: mNull},
-	1610:/* OpenRouterMetadata/properties/is_byok */ {name: ref{71693, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1611:/* OpenRouterMetadata/properties/params */ {name: ref{71730, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{249, 2}},
-	1612:/* OpenRouterMetadata/properties/params/anyOf/1 */ {name: ref{71766, 44}, kind: kindScalar, mask: mNull},
-	1613:/* OpenRouterMetadata/properties/pipeline */ {name: ref{71810, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 322},
-	1614:/* OpenRouterMetadata/properties/region */ {name: ref{71848, 36}, kind: kindScalar, mask: mNull | mString},
-	1615:/* OpenRouterMetadata/properties/requested */ {name: ref{71884, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1616:/* OpenRouterMetadata/properties/strategy */ {name: ref{71923, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{251, 2}},
-	1617:/* OpenRouterMetadata/properties/strategy/anyOf/1 */ {name: ref{71961, 46}, kind: kindScalar, mask: mNull},
-	1618:/* OpenRouterMetadata/properties/summary */ {name: ref{72007, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1619:/* OpenRouterWebSearchServerTool/properties/parameters */ {name: ref{72044, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{253, 2}},
-	1620:/* OpenRouterWebSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{72095, 59}, kind: kindScalar, mask: mNull},
-	1621:/* OpenRouterWebSearchServerTool/properties/type */ {name: ref{72154, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{615, 1}},
-	1622:/* OutputAdvisorServerToolItem/properties/advice */ {name: ref{72199, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1623:/* OutputAdvisorServerToolItem/properties/error */ {name: ref{72244, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1624:/* OutputAdvisorServerToolItem/properties/id */ {name: ref{72288, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1625:/* OutputAdvisorServerToolItem/properties/instance_name */ {name: ref{72329, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1626:/* OutputAdvisorServerToolItem/properties/model */ {name: ref{72381, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1627:/* OutputAdvisorServerToolItem/properties/prompt */ {name: ref{72425, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1628:/* OutputAdvisorServerToolItem/properties/status */ {name: ref{72470, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{255, 2}},
-	1629:/* OutputAdvisorServerToolItem/properties/status/anyOf/1 */ {name: ref{72515, 53}, kind: kindScalar, mask: mNull},
-	1630:/* OutputAdvisorServerToolItem/properties/type */ {name: ref{72568, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{616, 1}},
-	1631:/* OutputApplyPatchCallItem/properties/call_id */ {name: ref{72611, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1632:/* OutputApplyPatchCallItem/properties/id */ {name: ref{72654, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1633:/* OutputApplyPatchCallItem/properties/operation */ {name: ref{72692, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{257, 2}},
-	1634:/* OutputApplyPatchCallItem/properties/operation/anyOf/1 */ {name: ref{72737, 53}, kind: kindScalar, mask: mNull},
-	1635:/* OutputApplyPatchCallItem/properties/status */ {name: ref{72790, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{259, 2}},
-	1636:/* OutputApplyPatchCallItem/properties/status/anyOf/1 */ {name: ref{72832, 50}, kind: kindScalar, mask: mNull},
-	1637:/* OutputApplyPatchCallItem/properties/type */ {name: ref{72882, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{617, 1}},
-	1638:/* OutputApplyPatchServerToolItem/properties/call_id */ {name: ref{72922, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1639:/* OutputApplyPatchServerToolItem/properties/id */ {name: ref{72971, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1640:/* OutputApplyPatchServerToolItem/properties/operation */ {name: ref{73015, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{261, 2}},
-	1641:/* OutputApplyPatchServerToolItem/properties/operation/anyOf/1 */ {name: ref{73066, 59}, kind: kindScalar, mask: mNull},
-	1642:/* OutputApplyPatchServerToolItem/properties/status */ {name: ref{73125, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{263, 2}},
-	1643:/* OutputApplyPatchServerToolItem/properties/status/anyOf/1 */ {name: ref{73173, 56}, kind: kindScalar, mask: mNull},
-	1644:/* OutputApplyPatchServerToolItem/properties/type */ {name: ref{73229, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{618, 1}},
-	1645:/* OutputBashServerToolItem/properties/arguments */ {name: ref{73275, 45}, kind: kindScalar, mask: mNull | mString},
-	1646:/* OutputBashServerToolItem/properties/call_id */ {name: ref{73320, 43}, kind: kindScalar, mask: mNull | mString},
-	1647:/* OutputBashServerToolItem/properties/command */ {name: ref{73363, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1648:/* OutputBashServerToolItem/properties/exitCode */ {name: ref{73406, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1649:/* OutputBashServerToolItem/properties/id */ {name: ref{73450, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1650:/* OutputBashServerToolItem/properties/status */ {name: ref{73488, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{265, 2}},
-	1651:/* OutputBashServerToolItem/properties/status/anyOf/1 */ {name: ref{73530, 50}, kind: kindScalar, mask: mNull},
-	1652:/* OutputBashServerToolItem/properties/stderr */ {name: ref{73580, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1653:/* OutputBashServerToolItem/properties/stdout */ {name: ref{73622, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1654:/* OutputBashServerToolItem/properties/type */ {name: ref{73664, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{619, 1}},
-	1655:/* OutputBrowserUseServerToolItem/properties/action */ {name: ref{73704, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1656:/* OutputBrowserUseServerToolItem/properties/id */ {name: ref{73752, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1657:/* OutputBrowserUseServerToolItem/properties/screenshotB64 */ {name: ref{73796, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1658:/* OutputBrowserUseServerToolItem/properties/status */ {name: ref{73851, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{267, 2}},
-	1659:/* OutputBrowserUseServerToolItem/properties/status/anyOf/1 */ {name: ref{73899, 56}, kind: kindScalar, mask: mNull},
-	1660:/* OutputBrowserUseServerToolItem/properties/type */ {name: ref{73955, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{620, 1}},
-	1661:/* OutputCodeInterpreterServerToolItem/properties/code */ {name: ref{74001, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1662:/* OutputCodeInterpreterServerToolItem/properties/exitCode */ {name: ref{74052, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1663:/* OutputCodeInterpreterServerToolItem/properties/id */ {name: ref{74107, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1664:/* OutputCodeInterpreterServerToolItem/properties/language */ {name: ref{74156, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1665:/* OutputCodeInterpreterServerToolItem/properties/status */ {name: ref{74211, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{269, 2}},
-	1666:/* OutputCodeInterpreterServerToolItem/properties/status/anyOf/1 */ {name: ref{74264, 61}, kind: kindScalar, mask: mNull},
-	1667:/* OutputCodeInterpreterServerToolItem/properties/stderr */ {name: ref{74325, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1668:/* OutputCodeInterpreterServerToolItem/properties/stdout */ {name: ref{74378, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1669:/* OutputCodeInterpreterServerToolItem/properties/type */ {name: ref{74431, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{621, 1}},
-	1670:/* OutputComputerCallItem/properties/action */ {name: ref{74482, 40}, kind: kindAny, mask: mAll},
-	1671:/* OutputComputerCallItem/properties/call_id */ {name: ref{74522, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1672:/* OutputComputerCallItem/properties/id */ {name: ref{74563, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1673:/* OutputComputerCallItem/properties/pending_safety_checks */ {name: ref{74599, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1674},
-	1674:/* OutputComputerCallItem/properties/pending_safety_checks/items */ {name: ref{74654, 61}, kind: kindObject, mask: mObject, props: ref{1881, 3}, nreq: 3},
-	1675:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/code */ {name: ref{74715, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1676:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/id */ {name: ref{74792, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1677:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/message */ {name: ref{74867, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1678:/* OutputComputerCallItem/properties/status */ {name: ref{74947, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{622, 3}},
-	1679:/* OutputComputerCallItem/properties/type */ {name: ref{74987, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{625, 1}},
-	1680:/* OutputCustomToolCallItem/properties/call_id */ {name: ref{75025, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1681:/* OutputCustomToolCallItem/properties/id */ {name: ref{75068, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1682:/* OutputCustomToolCallItem/properties/input */ {name: ref{75106, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1683:/* OutputCustomToolCallItem/properties/name */ {name: ref{75147, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1684:/* OutputCustomToolCallItem/properties/namespace */ {name: ref{75187, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1685:/* OutputCustomToolCallItem/properties/type */ {name: ref{75232, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{626, 1}},
-	1686:/* OutputDatetimeItem/properties/datetime */ {name: ref{75272, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1687:/* OutputDatetimeItem/properties/id */ {name: ref{75310, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1688:/* OutputDatetimeItem/properties/status */ {name: ref{75342, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{271, 2}},
-	1689:/* OutputDatetimeItem/properties/status/anyOf/1 */ {name: ref{75378, 44}, kind: kindScalar, mask: mNull},
-	1690:/* OutputDatetimeItem/properties/timezone */ {name: ref{75422, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1691:/* OutputDatetimeItem/properties/type */ {name: ref{75460, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{627, 1}},
-	1692:/* OutputItemFileSearchCall/properties/id */ {name: ref{75494, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1693:/* OutputItemFileSearchCall/properties/queries */ {name: ref{75532, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1694},
-	1694:/* OutputItemFileSearchCall/properties/queries/items */ {name: ref{75575, 49}, kind: kindScalar, mask: mString},
-	1695:/* OutputItemFileSearchCall/properties/status */ {name: ref{75624, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{273, 2}},
-	1696:/* OutputItemFileSearchCall/properties/status/anyOf/1 */ {name: ref{75666, 50}, kind: kindScalar, mask: mNull},
-	1697:/* OutputItemFileSearchCall/properties/type */ {name: ref{75716, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{628, 1}},
-	1698:/* OutputFileSearchServerToolItem/properties/id */ {name: ref{75756, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1699:/* OutputFileSearchServerToolItem/properties/queries */ {name: ref{75800, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1700},
-	1700:/* OutputFileSearchServerToolItem/properties/queries/items */ {name: ref{75849, 55}, kind: kindScalar, mask: mString},
-	1701:/* OutputFileSearchServerToolItem/properties/status */ {name: ref{75904, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{275, 2}},
-	1702:/* OutputFileSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{75952, 56}, kind: kindScalar, mask: mNull},
-	1703:/* OutputFileSearchServerToolItem/properties/type */ {name: ref{76008, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{629, 1}},
-	1704:/* OutputFilesServerToolItem/properties/arguments */ {name: ref{76054, 46}, kind: kindScalar, mask: mNull | mString},
-	1705:/* OutputFilesServerToolItem/properties/call_id */ {name: ref{76100, 44}, kind: kindScalar, mask: mNull | mString},
-	1706:/* OutputFilesServerToolItem/properties/error */ {name: ref{76144, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1707:/* OutputFilesServerToolItem/properties/file_id */ {name: ref{76186, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1708:/* OutputFilesServerToolItem/properties/filename */ {name: ref{76230, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1709:/* OutputFilesServerToolItem/properties/id */ {name: ref{76275, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1710:/* OutputFilesServerToolItem/properties/operation */ {name: ref{76314, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1711:/* OutputFilesServerToolItem/properties/result */ {name: ref{76360, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1712:/* OutputFilesServerToolItem/properties/status */ {name: ref{76403, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{277, 2}},
-	1713:/* OutputFilesServerToolItem/properties/status/anyOf/1 */ {name: ref{76446, 51}, kind: kindScalar, mask: mNull},
-	1714:/* OutputFilesServerToolItem/properties/type */ {name: ref{76497, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{630, 1}},
-	1715:/* OutputItemFunctionCall/properties/arguments */ {name: ref{76538, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1716:/* OutputItemFunctionCall/properties/call_id */ {name: ref{76581, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1717:/* OutputItemFunctionCall/properties/id */ {name: ref{76622, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1718:/* OutputItemFunctionCall/properties/name */ {name: ref{76658, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1719:/* OutputItemFunctionCall/properties/namespace */ {name: ref{76696, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1720:/* OutputItemFunctionCall/properties/status */ {name: ref{76739, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{631, 3}},
-	1721:/* OutputItemFunctionCall/properties/type */ {name: ref{76779, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{634, 1}},
-	1722:/* OutputFunctionCallItem/allOf/1/properties/subagent_id */ {name: ref{76817, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1723:/* OutputFunctionCallItem/allOf/1/properties/subagent_items */ {name: ref{76870, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1724},
-	1724:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items */ {name: ref{76926, 62}, kind: kindObject, mask: mObject, props: ref{1884, 1}, open: true, nreq: 1},
-	1725:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items/properties/type */ {name: ref{76988, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1726:/* OutputFusionServerToolItem/properties/analysis */ {name: ref{77066, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{279, 2}},
-	1727:/* OutputFusionServerToolItem/properties/analysis/anyOf/1 */ {name: ref{77112, 54}, kind: kindScalar, mask: mNull},
-	1728:/* OutputFusionServerToolItem/properties/error */ {name: ref{77166, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1729:/* OutputFusionServerToolItem/properties/failed_models */ {name: ref{77209, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1730},
-	1730:/* OutputFusionServerToolItem/properties/failed_models/items */ {name: ref{77260, 57}, kind: kindObject, mask: mObject, props: ref{1885, 3}, nreq: 2},
-	1731:/* OutputFusionServerToolItem/properties/failed_models/items/properties/error */ {name: ref{77317, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1732:/* OutputFusionServerToolItem/properties/failed_models/items/properties/model */ {name: ref{77391, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1733:/* OutputFusionServerToolItem/properties/failed_models/items/properties/status_code */ {name: ref{77465, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1734:/* OutputFusionServerToolItem/properties/failure_reason */ {name: ref{77545, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1735:/* OutputFusionServerToolItem/properties/id */ {name: ref{77597, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1736:/* OutputFusionServerToolItem/properties/responses */ {name: ref{77637, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1737},
-	1737:/* OutputFusionServerToolItem/properties/responses/items */ {name: ref{77684, 53}, kind: kindObject, mask: mObject, props: ref{1888, 2}, nreq: 1},
-	1738:/* OutputFusionServerToolItem/properties/responses/items/properties/content */ {name: ref{77737, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1739:/* OutputFusionServerToolItem/properties/responses/items/properties/model */ {name: ref{77809, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1740:/* OutputFusionServerToolItem/properties/sources */ {name: ref{77879, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 186},
-	1741:/* OutputFusionServerToolItem/properties/status */ {name: ref{77924, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{281, 2}},
-	1742:/* OutputFusionServerToolItem/properties/status/anyOf/1 */ {name: ref{77968, 52}, kind: kindScalar, mask: mNull},
-	1743:/* OutputFusionServerToolItem/properties/type */ {name: ref{78020, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{635, 1}},
-	1744:/* OutputItemImageGenerationCall/properties/id */ {name: ref{78062, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1745:/* OutputItemImageGenerationCall/properties/result */ {name: ref{78105, 47}, kind: kindScalar, mask: mNull | mString},
-	1746:/* OutputItemImageGenerationCall/properties/status */ {name: ref{78152, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{283, 2}},
-	1747:/* OutputItemImageGenerationCall/properties/status/anyOf/1 */ {name: ref{78199, 55}, kind: kindScalar, mask: mNull},
-	1748:/* OutputItemImageGenerationCall/properties/type */ {name: ref{78254, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{636, 1}},
-	1749:/* OutputImageGenerationCallItem/allOf/1/properties/prompt */ {name: ref{78299, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1750:/* OutputImageGenerationServerToolItem/properties/id */ {name: ref{78354, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1751:/* OutputImageGenerationServerToolItem/properties/imageB64 */ {name: ref{78403, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1752:/* OutputImageGenerationServerToolItem/properties/imageUrl */ {name: ref{78458, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1753:/* OutputImageGenerationServerToolItem/properties/prompt */ {name: ref{78513, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1754:/* OutputImageGenerationServerToolItem/properties/result */ {name: ref{78566, 53}, kind: kindScalar, mask: mNull | mString},
-	1755:/* OutputImageGenerationServerToolItem/properties/revisedPrompt */ {name: ref{78619, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1756:/* OutputImageGenerationServerToolItem/properties/status */ {name: ref{78679, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{285, 2}},
-	1757:/* OutputImageGenerationServerToolItem/properties/status/anyOf/1 */ {name: ref{78732, 61}, kind: kindScalar, mask: mNull},
-	1758:/* OutputImageGenerationServerToolItem/properties/type */ {name: ref{78793, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{637, 1}},
-	1759:/* OutputItemAddedEvent/properties/item */ {name: ref{78844, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{322, 9}},
-	1760:/* OutputItemAddedEvent/properties/output_index */ {name: ref{78880, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1761:/* OutputItemAddedEvent/properties/sequence_number */ {name: ref{78924, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1762:/* OutputItemAddedEvent/properties/type */ {name: ref{78971, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{638, 1}},
-	1763:/* OutputItemApplyPatchCall/properties/call_id */ {name: ref{79007, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1764:/* OutputItemApplyPatchCall/properties/created_by */ {name: ref{79050, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1765:/* OutputItemApplyPatchCall/properties/id */ {name: ref{79096, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1766:/* OutputItemApplyPatchCall/properties/operation */ {name: ref{79134, 45}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{331, 3}},
-	1767:/* OutputItemApplyPatchCall/properties/status */ {name: ref{79179, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{639, 2}},
-	1768:/* OutputItemApplyPatchCall/properties/type */ {name: ref{79221, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{641, 1}},
-	1769:/* OutputItemCustomToolCall/properties/call_id */ {name: ref{79261, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1770:/* OutputItemCustomToolCall/properties/id */ {name: ref{79304, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1771:/* OutputItemCustomToolCall/properties/input */ {name: ref{79342, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1772:/* OutputItemCustomToolCall/properties/name */ {name: ref{79383, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1773:/* OutputItemCustomToolCall/properties/namespace */ {name: ref{79423, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1774:/* OutputItemCustomToolCall/properties/type */ {name: ref{79468, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{642, 1}},
-	1775:/* OutputItemDoneEvent/properties/item */ {name: ref{79508, 35}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{334, 9}},
-	1776:/* OutputItemDoneEvent/properties/output_index */ {name: ref{79543, 43}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1777:/* OutputItemDoneEvent/properties/sequence_number */ {name: ref{79586, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1778:/* OutputItemDoneEvent/properties/type */ {name: ref{79632, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{643, 1}},
-	1779:/* OutputItemReasoning/properties/content */ {name: ref{79667, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 359},
-	1780:/* OutputItemReasoning/properties/summary */ {name: ref{79705, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 355},
-	1781:/* OutputItemReasoning/properties/type */ {name: ref{79743, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{644, 1}},
-	1782:/* OutputItemWebSearchCall/properties/action */ {name: ref{79778, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{343, 3}},
-	1783:/* OutputItemWebSearchCall/properties/id */ {name: ref{79846, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1784:/* OutputItemWebSearchCall/properties/status */ {name: ref{79883, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{287, 2}},
-	1785:/* OutputItemWebSearchCall/properties/status/anyOf/1 */ {name: ref{79924, 49}, kind: kindScalar, mask: mNull},
-	1786:/* OutputItemWebSearchCall/properties/type */ {name: ref{79973, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{645, 1}},
-	1787:/* OutputItemWebSearchCallActionFindInPage/properties/pattern */ {name: ref{80012, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1788:/* OutputItemWebSearchCallActionFindInPage/properties/type */ {name: ref{80070, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{646, 1}},
-	1789:/* OutputItemWebSearchCallActionFindInPage/properties/url */ {name: ref{80125, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1790:/* OutputItemWebSearchCallActionOpenPage/properties/type */ {name: ref{80179, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{647, 1}},
-	1791:/* OutputItemWebSearchCallActionOpenPage/properties/url */ {name: ref{80232, 52}, kind: kindScalar, mask: mNull | mString},
-	1792:/* OutputItemWebSearchCallActionSearch/properties/queries */ {name: ref{80284, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1793},
-	1793:/* OutputItemWebSearchCallActionSearch/properties/queries/items */ {name: ref{80338, 60}, kind: kindScalar, mask: mString},
-	1794:/* OutputItemWebSearchCallActionSearch/properties/query */ {name: ref{80398, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1795:/* OutputItemWebSearchCallActionSearch/properties/sources */ {name: ref{80450, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 449},
-	1796:/* OutputItemWebSearchCallActionSearch/properties/type */ {name: ref{80504, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{648, 1}},
-	1797:/* OutputMcpServerToolItem/properties/id */ {name: ref{80555, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1798:/* OutputMcpServerToolItem/properties/serverLabel */ {name: ref{80592, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1799:/* OutputMcpServerToolItem/properties/status */ {name: ref{80638, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{289, 2}},
-	1800:/* OutputMcpServerToolItem/properties/status/anyOf/1 */ {name: ref{80679, 49}, kind: kindScalar, mask: mNull},
-	1801:/* OutputMcpServerToolItem/properties/toolName */ {name: ref{80728, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1802:/* OutputMcpServerToolItem/properties/type */ {name: ref{80771, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{649, 1}},
-	1803:/* OutputMemoryServerToolItem/properties/action */ {name: ref{80810, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{650, 3}},
-	1804:/* OutputMemoryServerToolItem/properties/id */ {name: ref{80869, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1805:/* OutputMemoryServerToolItem/properties/key */ {name: ref{80909, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1806:/* OutputMemoryServerToolItem/properties/status */ {name: ref{80950, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{291, 2}},
-	1807:/* OutputMemoryServerToolItem/properties/status/anyOf/1 */ {name: ref{80994, 52}, kind: kindScalar, mask: mNull},
-	1808:/* OutputMemoryServerToolItem/properties/type */ {name: ref{81046, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{653, 1}},
-	1809:/* OutputMemoryServerToolItem/properties/value */ {name: ref{81088, 43}, kind: kindAny, mask: mAll},
-	1810:/* OutputMessage/properties/content */ {name: ref{81131, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1811},
-	1811:/* OutputMessage/properties/content/items */ {name: ref{81163, 38}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{346, 2}},
-	1812:/* OutputMessage/properties/id */ {name: ref{81201, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1813:/* OutputMessage/properties/phase */ {name: ref{81228, 30}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{654, 2}},
-	1814:/* OutputMessage/properties/role */ {name: ref{81258, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{656, 1}},
-	1815:/* OutputMessage/properties/type */ {name: ref{81287, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{657, 1}},
-	1816:/* OutputReasoningItem/properties/content */ {name: ref{81316, 38}, kind: kindArray, mask: mArray | mNull, items: 359},
-	1817:/* OutputReasoningItem/properties/signature */ {name: ref{81354, 40}, kind: kindScalar, mask: mNull | mString},
-	1818:/* OutputSearchModelsServerToolItem/properties/arguments */ {name: ref{81394, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1819:/* OutputSearchModelsServerToolItem/properties/id */ {name: ref{81447, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1820:/* OutputSearchModelsServerToolItem/properties/query */ {name: ref{81493, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1821:/* OutputSearchModelsServerToolItem/properties/status */ {name: ref{81542, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{293, 2}},
-	1822:/* OutputSearchModelsServerToolItem/properties/status/anyOf/1 */ {name: ref{81592, 58}, kind: kindScalar, mask: mNull},
-	1823:/* OutputSearchModelsServerToolItem/properties/type */ {name: ref{81650, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{658, 1}},
-	1824:/* OutputShellCallItem/properties/action */ {name: ref{81698, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1890, 3}, nonull: true, nreq: 3},
-	1825:/* OutputShellCallItem/properties/action/properties/commands */ {name: ref{81743, 57}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1826},
-	1826:/* OutputShellCallItem/properties/action/properties/commands/items */ {name: ref{81800, 63}, kind: kindScalar, mask: mString},
-	1827:/* OutputShellCallItem/properties/action/properties/max_output_length */ {name: ref{81863, 66}, kind: kindScalar, mask: mInteger | mNull},
-	1828:/* OutputShellCallItem/properties/action/properties/timeout_ms */ {name: ref{81929, 59}, kind: kindScalar, mask: mInteger | mNull},
-	1829:/* OutputShellCallItem/properties/arguments */ {name: ref{81988, 40}, kind: kindScalar, mask: mNull | mString},
-	1830:/* OutputShellCallItem/properties/call_id */ {name: ref{82028, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1831:/* OutputShellCallItem/properties/id */ {name: ref{82066, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1832:/* OutputShellCallItem/properties/status */ {name: ref{82099, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{295, 2}},
-	1833:/* OutputShellCallItem/properties/status/anyOf/1 */ {name: ref{82136, 45}, kind: kindScalar, mask: mNull},
-	1834:/* OutputShellCallItem/properties/type */ {name: ref{82181, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{659, 1}},
-	1835:/* OutputShellCallOutputItem/properties/call_id */ {name: ref{82216, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1836:/* OutputShellCallOutputItem/properties/id */ {name: ref{82260, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1837:/* OutputShellCallOutputItem/properties/max_output_length */ {name: ref{82299, 54}, kind: kindScalar, mask: mInteger | mNull},
-	1838:/* OutputShellCallOutputItem/properties/output */ {name: ref{82353, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	1839:/* OutputShellCallOutputItem/properties/status */ {name: ref{82396, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{297, 2}},
-	1840:/* OutputShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{82439, 51}, kind: kindScalar, mask: mNull},
-	1841:/* OutputShellCallOutputItem/properties/type */ {name: ref{82490, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{660, 1}},
-	1842:/* OutputShellServerToolItem/properties/action */ {name: ref{82531, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1893, 3}, nonull: true, nreq: 1},
-	1843:/* OutputShellServerToolItem/properties/action/properties/commands */ {name: ref{82574, 63}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1844},
-	1844:/* OutputShellServerToolItem/properties/action/properties/commands/items */ {name: ref{82637, 69}, kind: kindScalar, mask: mString},
-	1845:/* OutputShellServerToolItem/properties/action/properties/max_output_length */ {name: ref{82706, 72}, kind: kindScalar, mask: mInteger | mNull},
-	1846:/* OutputShellServerToolItem/properties/action/properties/timeout_ms */ {name: ref{82778, 65}, kind: kindScalar, mask: mInteger | mNull},
-	1847:/* OutputShellServerToolItem/properties/arguments */ {name: ref{82843, 46}, kind: kindScalar, mask: mNull | mString},
-	1848:/* OutputShellServerToolItem/properties/call_id */ {name: ref{82889, 44}, kind: kindScalar, mask: mNull | mString},
-	1849:/* OutputShellServerToolItem/properties/id */ {name: ref{82933, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1850:/* OutputShellServerToolItem/properties/output */ {name: ref{82972, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	1851:/* OutputShellServerToolItem/properties/status */ {name: ref{83015, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{299, 2}},
-	1852:/* OutputShellServerToolItem/properties/status/anyOf/1 */ {name: ref{83058, 51}, kind: kindScalar, mask: mNull},
-	1853:/* OutputShellServerToolItem/properties/type */ {name: ref{83109, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{661, 1}},
-	1854:/* OutputSubagentServerToolItem/properties/call_id */ {name: ref{83150, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1855:/* OutputSubagentServerToolItem/properties/error */ {name: ref{83197, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1856:/* OutputSubagentServerToolItem/properties/id */ {name: ref{83242, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1857:/* OutputSubagentServerToolItem/properties/instance_name */ {name: ref{83284, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1858:/* OutputSubagentServerToolItem/properties/model */ {name: ref{83337, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1859:/* OutputSubagentServerToolItem/properties/name */ {name: ref{83382, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1860:/* OutputSubagentServerToolItem/properties/outcome */ {name: ref{83426, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1861:/* OutputSubagentServerToolItem/properties/status */ {name: ref{83473, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{301, 2}},
-	1862:/* OutputSubagentServerToolItem/properties/status/anyOf/1 */ {name: ref{83519, 54}, kind: kindScalar, mask: mNull},
-	1863:/* OutputSubagentServerToolItem/properties/task_description */ {name: ref{83573, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1864:/* OutputSubagentServerToolItem/properties/task_name */ {name: ref{83629, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1865:/* OutputSubagentServerToolItem/properties/type */ {name: ref{83678, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{662, 1}},
-	1866:/* OutputTextEditorServerToolItem/properties/command */ {name: ref{83722, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{663, 4}},
-	1867:/* OutputTextEditorServerToolItem/properties/filePath */ {name: ref{83798, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1868:/* OutputTextEditorServerToolItem/properties/id */ {name: ref{83848, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1869:/* OutputTextEditorServerToolItem/properties/status */ {name: ref{83892, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{303, 2}},
-	1870:/* OutputTextEditorServerToolItem/properties/status/anyOf/1 */ {name: ref{83940, 56}, kind: kindScalar, mask: mNull},
-	1871:/* OutputTextEditorServerToolItem/properties/type */ {name: ref{83996, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{667, 1}},
-	1872:/* OutputToolSearchServerToolItem/properties/id */ {name: ref{84042, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1873:/* OutputToolSearchServerToolItem/properties/query */ {name: ref{84086, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1874:/* OutputToolSearchServerToolItem/properties/status */ {name: ref{84133, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{305, 2}},
-	1875:/* OutputToolSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{84181, 56}, kind: kindScalar, mask: mNull},
-	1876:/* OutputToolSearchServerToolItem/properties/type */ {name: ref{84237, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{668, 1}},
-	1877:/* OutputWebFetchServerToolItem/properties/content */ {name: ref{84283, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1878:/* OutputWebFetchServerToolItem/properties/error */ {name: ref{84330, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1879:/* OutputWebFetchServerToolItem/properties/httpStatus */ {name: ref{84375, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1880:/* OutputWebFetchServerToolItem/properties/id */ {name: ref{84425, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1881:/* OutputWebFetchServerToolItem/properties/status */ {name: ref{84467, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{307, 2}},
-	1882:/* OutputWebFetchServerToolItem/properties/status/anyOf/1 */ {name: ref{84513, 54}, kind: kindScalar, mask: mNull},
-	1883:/* OutputWebFetchServerToolItem/properties/title */ {name: ref{84567, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1884:/* OutputWebFetchServerToolItem/properties/type */ {name: ref{84612, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{669, 1}},
-	1885:/* OutputWebFetchServerToolItem/properties/url */ {name: ref{84656, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1886:/* OutputWebSearchServerToolItem/properties/action */ {name: ref{84699, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1896, 3}, nonull: true, nreq: 2},
-	1887:/* OutputWebSearchServerToolItem/properties/action/properties/query */ {name: ref{84746, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1888:/* OutputWebSearchServerToolItem/properties/action/properties/sources */ {name: ref{84810, 66}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1889},
-	1889:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items */ {name: ref{84876, 72}, kind: kindObject, mask: mObject, props: ref{1899, 2}, nreq: 2},
-	1890:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/type */ {name: ref{84948, 88}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{670, 1}},
-	1891:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/url */ {name: ref{85036, 87}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1892:/* OutputWebSearchServerToolItem/properties/action/properties/type */ {name: ref{85123, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{671, 1}},
-	1893:/* OutputWebSearchServerToolItem/properties/id */ {name: ref{85186, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1894:/* OutputWebSearchServerToolItem/properties/status */ {name: ref{85229, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{309, 2}},
-	1895:/* OutputWebSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{85276, 55}, kind: kindScalar, mask: mNull},
-	1896:/* OutputWebSearchServerToolItem/properties/type */ {name: ref{85331, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{672, 1}},
-	1897:/* PDFParserOptions/properties/engine */ {name: ref{85376, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{311, 2}},
-	1898:/* PDFParserOptions/properties/engine/anyOf/1 */ {name: ref{85410, 42}, kind: kindScalar, mask: mNull},
-	1899:/* ParetoRouterPlugin/properties/enabled */ {name: ref{85452, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	1900:/* ParetoRouterPlugin/properties/id */ {name: ref{85489, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{673, 1}},
-	1901:/* ParetoRouterPlugin/properties/max_price */ {name: ref{85521, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1902:/* ParetoRouterPlugin/properties/min_coding_score */ {name: ref{85560, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	1903:/* ParetoRouterPlugin/properties/price_source */ {name: ref{85606, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{674, 2}},
-	1904:/* PayloadTooLargeResponse/properties/error */ {name: ref{85660, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{313, 2}},
-	1905:/* PayloadTooLargeResponse/properties/error/anyOf/1 */ {name: ref{85700, 48}, kind: kindScalar, mask: mNull},
-	1906:/* PayloadTooLargeResponse/properties/openrouter_metadata */ {name: ref{85748, 54}, kind: kindAny, mask: mAll},
-	1907:/* PayloadTooLargeResponse/properties/user_id */ {name: ref{85802, 42}, kind: kindScalar, mask: mNull | mString},
-	1908:/* PayloadTooLargeResponseErrorData/properties/code */ {name: ref{85844, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1909:/* PayloadTooLargeResponseErrorData/properties/message */ {name: ref{85892, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1910:/* PayloadTooLargeResponseErrorData/properties/metadata */ {name: ref{85943, 52}, kind: kindAny, mask: mAll},
-	1911:/* PaymentRequiredResponse/properties/error */ {name: ref{85995, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{315, 2}},
-	1912:/* PaymentRequiredResponse/properties/error/anyOf/1 */ {name: ref{86035, 48}, kind: kindScalar, mask: mNull},
-	1913:/* PaymentRequiredResponse/properties/openrouter_metadata */ {name: ref{86083, 54}, kind: kindAny, mask: mAll},
-	1914:/* PaymentRequiredResponse/properties/user_id */ {name: ref{86137, 42}, kind: kindScalar, mask: mNull | mString},
-	1915:/* PaymentRequiredResponseErrorData/properties/code */ {name: ref{86179, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1916:/* PaymentRequiredResponseErrorData/properties/message */ {name: ref{86227, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1917:/* PaymentRequiredResponseErrorData/properties/metadata */ {name: ref{86278, 52}, kind: kindAny, mask: mAll},
-	1918:/* PercentileLatencyCutoffs/properties/p50 */ {name: ref{86330, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1919:/* PercentileLatencyCutoffs/properties/p75 */ {name: ref{86369, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1920:/* PercentileLatencyCutoffs/properties/p90 */ {name: ref{86408, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1921:/* PercentileLatencyCutoffs/properties/p99 */ {name: ref{86447, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1922:/* PercentileThroughputCutoffs/properties/p50 */ {name: ref{86486, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1923:/* PercentileThroughputCutoffs/properties/p75 */ {name: ref{86528, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1924:/* PercentileThroughputCutoffs/properties/p90 */ {name: ref{86570, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1925:/* PercentileThroughputCutoffs/properties/p99 */ {name: ref{86612, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1926:/* PipelineStage/properties/cost_usd */ {name: ref{86654, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	1927:/* PipelineStage/properties/data */ {name: ref{86687, 29}, kind: kindAny, mask: mAll},
-	1928:/* PipelineStage/properties/guardrail_id */ {name: ref{86716, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1929:/* PipelineStage/properties/guardrail_scope */ {name: ref{86753, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1930:/* PipelineStage/properties/name */ {name: ref{86793, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1931:/* PipelineStage/properties/summary */ {name: ref{86822, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1932:/* PipelineStage/properties/type */ {name: ref{86854, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{317, 2}},
-	1933:/* PipelineStage/properties/type/anyOf/1 */ {name: ref{86883, 37}, kind: kindScalar, mask: mNull},
-	1934:/* Prediction/properties/content */ {name: ref{86920, 29}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{319, 3}},
-	1935:/* Prediction/properties/content/anyOf/0 */ {name: ref{86949, 37}, kind: kindScalar, mask: mString},
-	1936:/* Prediction/properties/content/anyOf/1 */ {name: ref{86986, 37}, kind: kindArray, mask: mArray, items: 325},
-	1937:/* Prediction/properties/content/anyOf/2 */ {name: ref{87023, 37}, kind: kindScalar, mask: mNull},
-	1938:/* Prediction/properties/type */ {name: ref{87060, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{676, 1}},
-	1939:/* PredictionContentText/properties/text */ {name: ref{87086, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1940:/* PredictionContentText/properties/type */ {name: ref{87123, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{677, 1}},
-	1941:/* PreferredMaxLatency/anyOf/0 */ {name: ref{87160, 27}, kind: kindScalar, mask: mInteger | mNumber},
-	1942:/* PreferredMaxLatency/anyOf/2 */ {name: ref{87187, 27}, kind: kindScalar, mask: mNull},
-	1943:/* PreferredMinThroughput/anyOf/0 */ {name: ref{87214, 30}, kind: kindScalar, mask: mInteger | mNumber},
-	1944:/* PreferredMinThroughput/anyOf/2 */ {name: ref{87244, 30}, kind: kindScalar, mask: mNull},
-	1945:/* Preview_20250311_WebSearchServerTool/properties/engine */ {name: ref{87274, 54}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{322, 2}},
-	1946:/* Preview_20250311_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87328, 62}, kind: kindScalar, mask: mNull},
-	1947:/* Preview_20250311_WebSearchServerTool/properties/max_results */ {name: ref{87390, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1948:/* Preview_20250311_WebSearchServerTool/properties/max_uses */ {name: ref{87449, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1949:/* Preview_20250311_WebSearchServerTool/properties/mode */ {name: ref{87505, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{324, 2}},
-	1950:/* Preview_20250311_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{87557, 60}, kind: kindScalar, mask: mNull},
-	1951:/* Preview_20250311_WebSearchServerTool/properties/search_context_size */ {name: ref{87617, 67}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{326, 2}},
-	1952:/* Preview_20250311_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{87684, 75}, kind: kindScalar, mask: mNull},
-	1953:/* Preview_20250311_WebSearchServerTool/properties/type */ {name: ref{87759, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{678, 1}},
-	1954:/* Preview_WebSearchServerTool/properties/engine */ {name: ref{87811, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{328, 2}},
-	1955:/* Preview_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87856, 53}, kind: kindScalar, mask: mNull},
-	1956:/* Preview_WebSearchServerTool/properties/max_results */ {name: ref{87909, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1957:/* Preview_WebSearchServerTool/properties/max_uses */ {name: ref{87959, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1958:/* Preview_WebSearchServerTool/properties/mode */ {name: ref{88006, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{330, 2}},
-	1959:/* Preview_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{88049, 51}, kind: kindScalar, mask: mNull},
-	1960:/* Preview_WebSearchServerTool/properties/search_context_size */ {name: ref{88100, 58}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{332, 2}},
-	1961:/* Preview_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{88158, 66}, kind: kindScalar, mask: mNull},
-	1962:/* Preview_WebSearchServerTool/properties/type */ {name: ref{88224, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{679, 1}},
-	1963:/* Preview_WebSearchUserLocation/properties/city */ {name: ref{88267, 45}, kind: kindScalar, mask: mNull | mString},
-	1964:/* Preview_WebSearchUserLocation/properties/country */ {name: ref{88312, 48}, kind: kindScalar, mask: mNull | mString},
-	1965:/* Preview_WebSearchUserLocation/properties/region */ {name: ref{88360, 47}, kind: kindScalar, mask: mNull | mString},
-	1966:/* Preview_WebSearchUserLocation/properties/timezone */ {name: ref{88407, 49}, kind: kindScalar, mask: mNull | mString},
-	1967:/* Preview_WebSearchUserLocation/properties/type */ {name: ref{88456, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{680, 1}},
-	1968:/* PromptCacheBreakpoint/properties/mode */ {name: ref{88512, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{681, 1}},
-	1969:/* PromptCacheOptions/properties/mode */ {name: ref{88557, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{682, 1}},
-	1970:/* PromptCacheOptions/properties/ttl */ {name: ref{88591, 33}, kind: kindScalar, mask: mNull | mString},
-	1971:/* ProviderOverloadedResponse/properties/error */ {name: ref{88624, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{334, 2}},
-	1972:/* ProviderOverloadedResponse/properties/error/anyOf/1 */ {name: ref{88667, 51}, kind: kindScalar, mask: mNull},
-	1973:/* ProviderOverloadedResponse/properties/openrouter_metadata */ {name: ref{88718, 57}, kind: kindAny, mask: mAll},
-	1974:/* ProviderOverloadedResponse/properties/user_id */ {name: ref{88775, 45}, kind: kindScalar, mask: mNull | mString},
-	1975:/* ProviderOverloadedResponseErrorData/properties/code */ {name: ref{88820, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	1976:/* ProviderOverloadedResponseErrorData/properties/message */ {name: ref{88871, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1977:/* ProviderOverloadedResponseErrorData/properties/metadata */ {name: ref{88925, 55}, kind: kindAny, mask: mAll},
-	1978:/* ProviderPreferences/properties/allow_fallbacks */ {name: ref{88980, 46}, kind: kindScalar, mask: mBool | mNull},
-	1979:/* ProviderPreferences/properties/data_collection */ {name: ref{89026, 46}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{683, 2}},
-	1980:/* ProviderPreferences/properties/enforce_distillable_text */ {name: ref{89081, 55}, kind: kindScalar, mask: mBool | mNull},
-	1981:/* ProviderPreferences/properties/ignore */ {name: ref{89136, 37}, kind: kindArray, mask: mArray | mNull, items: 1982},
-	1982:/* ProviderPreferences/properties/ignore/items */ {name: ref{89173, 43}, kind: kindScalar, mask: mString},
-	1983:/* ProviderPreferences/properties/max_price */ {name: ref{89216, 40}, kind: kindObject, mask: mNull | mObject, props: ref{1901, 5}, nonull: true},
-	1984:/* ProviderPreferences/properties/max_price/properties/audio */ {name: ref{89273, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1985:/* ProviderPreferences/properties/max_price/properties/completion */ {name: ref{89330, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1986:/* ProviderPreferences/properties/max_price/properties/image */ {name: ref{89392, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1987:/* ProviderPreferences/properties/max_price/properties/prompt */ {name: ref{89449, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1988:/* ProviderPreferences/properties/max_price/properties/request */ {name: ref{89507, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	1989:/* ProviderPreferences/properties/only */ {name: ref{89566, 35}, kind: kindArray, mask: mArray | mNull, items: 1990},
-	1990:/* ProviderPreferences/properties/only/items */ {name: ref{89601, 41}, kind: kindScalar, mask: mString},
-	1991:/* ProviderPreferences/properties/order */ {name: ref{89642, 36}, kind: kindArray, mask: mArray | mNull, items: 1992},
-	1992:/* ProviderPreferences/properties/order/items */ {name: ref{89678, 42}, kind: kindScalar, mask: mString},
-	1993:/* ProviderPreferences/properties/quantizations */ {name: ref{89720, 44}, kind: kindArray, mask: mArray | mNull, items: 339},
-	1994:/* ProviderPreferences/properties/require_parameters */ {name: ref{89764, 49}, kind: kindScalar, mask: mBool | mNull},
-	1995:/* ProviderPreferences/properties/sort */ {name: ref{89813, 35}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{336, 3}},
-	1996:/* ProviderPreferences/properties/sort/anyOf/2 */ {name: ref{89848, 43}, kind: kindScalar, mask: mNull},
-	1997:/* ProviderPreferences/properties/zdr */ {name: ref{89891, 34}, kind: kindScalar, mask: mBool | mNull},
-	1998:/* ProviderSortConfig/properties/by */ {name: ref{89925, 32}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{685, 4}},
-	1999:/* ProviderSortConfig/properties/partition */ {name: ref{89957, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{689, 2}},
-	2000:/* ReasoningConfig/allOf/1/properties/enabled */ {name: ref{89996, 42}, kind: kindScalar, mask: mBool | mNull},
-	2001:/* ReasoningConfig/allOf/1/properties/max_tokens */ {name: ref{90038, 45}, kind: kindScalar, mask: mInteger | mNull},
-	2002:/* ReasoningDetailEncrypted/properties/data */ {name: ref{90083, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2003:/* ReasoningDetailEncrypted/properties/id */ {name: ref{90123, 38}, kind: kindScalar, mask: mNull | mString},
-	2004:/* ReasoningDetailEncrypted/properties/index */ {name: ref{90161, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2005:/* ReasoningDetailEncrypted/properties/type */ {name: ref{90202, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{691, 1}},
-	2006:/* ReasoningDetailServerToolCall/properties/arguments */ {name: ref{90242, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2007:/* ReasoningDetailServerToolCall/properties/id */ {name: ref{90292, 43}, kind: kindScalar, mask: mNull | mString},
-	2008:/* ReasoningDetailServerToolCall/properties/index */ {name: ref{90335, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2009:/* ReasoningDetailServerToolCall/properties/result */ {name: ref{90381, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2010:/* ReasoningDetailServerToolCall/properties/tool_call_id */ {name: ref{90428, 53}, kind: kindScalar, mask: mNull | mString},
-	2011:/* ReasoningDetailServerToolCall/properties/tool_name */ {name: ref{90481, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2012:/* ReasoningDetailServerToolCall/properties/type */ {name: ref{90531, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{692, 1}},
-	2013:/* ReasoningDetailSummary/properties/id */ {name: ref{90576, 36}, kind: kindScalar, mask: mNull | mString},
-	2014:/* ReasoningDetailSummary/properties/index */ {name: ref{90612, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2015:/* ReasoningDetailSummary/properties/summary */ {name: ref{90651, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2016:/* ReasoningDetailSummary/properties/type */ {name: ref{90692, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{693, 1}},
-	2017:/* ReasoningDetailText/properties/id */ {name: ref{90730, 33}, kind: kindScalar, mask: mNull | mString},
-	2018:/* ReasoningDetailText/properties/index */ {name: ref{90763, 36}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2019:/* ReasoningDetailText/properties/signature */ {name: ref{90799, 40}, kind: kindScalar, mask: mNull | mString},
-	2020:/* ReasoningDetailText/properties/text */ {name: ref{90839, 35}, kind: kindScalar, mask: mNull | mString},
-	2021:/* ReasoningDetailText/properties/type */ {name: ref{90874, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{694, 1}},
-	2022:/* ReasoningItem/properties/content */ {name: ref{90909, 32}, kind: kindArray, mask: mArray | mNull, items: 359},
-	2023:/* ReasoningItem/properties/signature */ {name: ref{90941, 34}, kind: kindScalar, mask: mNull | mString},
-	2024:/* ReasoningSummaryText/properties/text */ {name: ref{90975, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2025:/* ReasoningSummaryText/properties/type */ {name: ref{91011, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{695, 1}},
-	2026:/* ReasoningTextContent/properties/text */ {name: ref{91059, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2027:/* ReasoningTextContent/properties/type */ {name: ref{91095, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{696, 1}},
-	2028:/* RequestTimeoutResponse/properties/error */ {name: ref{91131, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{339, 2}},
-	2029:/* RequestTimeoutResponse/properties/error/anyOf/1 */ {name: ref{91170, 47}, kind: kindScalar, mask: mNull},
-	2030:/* RequestTimeoutResponse/properties/openrouter_metadata */ {name: ref{91217, 53}, kind: kindAny, mask: mAll},
-	2031:/* RequestTimeoutResponse/properties/user_id */ {name: ref{91270, 41}, kind: kindScalar, mask: mNull | mString},
-	2032:/* RequestTimeoutResponseErrorData/properties/code */ {name: ref{91311, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2033:/* RequestTimeoutResponseErrorData/properties/message */ {name: ref{91358, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2034:/* RequestTimeoutResponseErrorData/properties/metadata */ {name: ref{91408, 51}, kind: kindAny, mask: mAll},
-	2035:/* ResponseHealingPlugin/properties/enabled */ {name: ref{91459, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2036:/* ResponseHealingPlugin/properties/id */ {name: ref{91499, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{697, 1}},
-	2037:/* ResponseOutputText/properties/annotations */ {name: ref{91534, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 237},
-	2038:/* ResponseOutputText/properties/logprobs */ {name: ref{91575, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2039},
-	2039:/* ResponseOutputText/properties/logprobs/items */ {name: ref{91613, 44}, kind: kindObject, mask: mObject, props: ref{1906, 4}, nreq: 4},
-	2040:/* ResponseOutputText/properties/logprobs/items/properties/bytes */ {name: ref{91657, 61}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2041},
-	2041:/* ResponseOutputText/properties/logprobs/items/properties/bytes/items */ {name: ref{91718, 67}, kind: kindScalar, mask: mInteger},
-	2042:/* ResponseOutputText/properties/logprobs/items/properties/logprob */ {name: ref{91785, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2043:/* ResponseOutputText/properties/logprobs/items/properties/token */ {name: ref{91848, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2044:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs */ {name: ref{91909, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2045},
-	2045:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items */ {name: ref{91977, 74}, kind: kindObject, mask: mObject, props: ref{1910, 3}, nreq: 3},
-	2046:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes */ {name: ref{92051, 91}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2047},
-	2047:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes/items */ {name: ref{92142, 97}, kind: kindScalar, mask: mInteger},
-	2048:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/logprob */ {name: ref{92239, 93}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2049:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/token */ {name: ref{92332, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2050:/* ResponseOutputText/properties/text */ {name: ref{92423, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2051:/* ResponseOutputText/properties/type */ {name: ref{92457, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{698, 1}},
-	2052:/* ResponsesErrorField/properties/code */ {name: ref{92491, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{699, 20}},
-	2053:/* ResponsesErrorField/properties/message */ {name: ref{92821, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2054:/* ResponsesRequest/properties/background */ {name: ref{92859, 38}, kind: kindScalar, mask: mBool | mNull},
-	2055:/* ResponsesRequest/properties/cache_control */ {name: ref{92897, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{341, 2}},
-	2056:/* ResponsesRequest/properties/cache_control/anyOf/1 */ {name: ref{92938, 49}, kind: kindScalar, mask: mNull},
-	2057:/* ResponsesRequest/properties/debug */ {name: ref{92987, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{343, 2}},
-	2058:/* ResponsesRequest/properties/debug/anyOf/1 */ {name: ref{93020, 41}, kind: kindScalar, mask: mNull},
-	2059:/* ResponsesRequest/properties/frequency_penalty */ {name: ref{93061, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2060:/* ResponsesRequest/properties/image_config */ {name: ref{93106, 40}, kind: kindAny, mask: mAll},
-	2061:/* ResponsesRequest/properties/include */ {name: ref{93146, 35}, kind: kindArray, mask: mArray | mNull, items: 366},
-	2062:/* ResponsesRequest/properties/input */ {name: ref{93181, 33}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{345, 2}},
-	2063:/* ResponsesRequest/properties/input/anyOf/1 */ {name: ref{93214, 41}, kind: kindScalar, mask: mNull},
-	2064:/* ResponsesRequest/properties/instructions */ {name: ref{93255, 40}, kind: kindScalar, mask: mNull | mString},
-	2065:/* ResponsesRequest/properties/max_output_tokens */ {name: ref{93295, 45}, kind: kindScalar, mask: mInteger | mNull},
-	2066:/* ResponsesRequest/properties/max_tool_calls */ {name: ref{93340, 42}, kind: kindScalar, mask: mInteger | mNull},
-	2067:/* ResponsesRequest/properties/metadata */ {name: ref{93382, 36}, kind: kindAny, mask: mAll},
-	2068:/* ResponsesRequest/properties/modalities */ {name: ref{93418, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 301},
-	2069:/* ResponsesRequest/properties/model */ {name: ref{93456, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2070:/* ResponsesRequest/properties/models */ {name: ref{93489, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2071},
-	2071:/* ResponsesRequest/properties/models/items */ {name: ref{93523, 40}, kind: kindScalar, mask: mString},
-	2072:/* ResponsesRequest/properties/parallel_tool_calls */ {name: ref{93563, 47}, kind: kindScalar, mask: mBool | mNull},
-	2073:/* ResponsesRequest/properties/plugins */ {name: ref{93610, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2074},
-	2074:/* ResponsesRequest/properties/plugins/items */ {name: ref{93645, 41}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{348, 10}},
-	2075:/* ResponsesRequest/properties/presence_penalty */ {name: ref{93686, 44}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2076:/* ResponsesRequest/properties/previous_response_id */ {name: ref{93730, 48}, kind: kindAny, mask: mAll},
-	2077:/* ResponsesRequest/properties/prompt_cache_key */ {name: ref{93778, 44}, kind: kindScalar, mask: mNull | mString},
-	2078:/* ResponsesRequest/properties/safety_identifier */ {name: ref{93822, 45}, kind: kindScalar, mask: mNull | mString},
-	2079:/* ResponsesRequest/properties/service_tier */ {name: ref{93867, 40}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{719, 6}},
-	2080:/* ResponsesRequest/properties/session_id */ {name: ref{93907, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2081:/* ResponsesRequest/properties/stop_server_tools_when */ {name: ref{93945, 50}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{347, 2}},
-	2082:/* ResponsesRequest/properties/stop_server_tools_when/anyOf/1 */ {name: ref{93995, 58}, kind: kindScalar, mask: mNull},
-	2083:/* ResponsesRequest/properties/store */ {name: ref{94053, 33}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2084:/* ResponsesRequest/properties/stream */ {name: ref{94086, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2085:/* ResponsesRequest/properties/temperature */ {name: ref{94120, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2086:/* ResponsesRequest/properties/text */ {name: ref{94159, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{349, 2}},
-	2087:/* ResponsesRequest/properties/text/anyOf/1 */ {name: ref{94191, 40}, kind: kindScalar, mask: mNull},
-	2088:/* ResponsesRequest/properties/tool_choice */ {name: ref{94231, 39}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{351, 2}},
-	2089:/* ResponsesRequest/properties/tool_choice/anyOf/1 */ {name: ref{94270, 47}, kind: kindScalar, mask: mNull},
-	2090:/* ResponsesRequest/properties/tools */ {name: ref{94317, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2091},
-	2091:/* ResponsesRequest/properties/tools/items */ {name: ref{94350, 39}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{358, 28}},
-	2092:/* ResponsesRequest/properties/top_k */ {name: ref{94389, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2093:/* ResponsesRequest/properties/top_logprobs */ {name: ref{94422, 40}, kind: kindScalar, mask: mInteger | mNull},
-	2094:/* ResponsesRequest/properties/top_p */ {name: ref{94462, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2095:/* ResponsesRequest/properties/trace */ {name: ref{94495, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{353, 2}},
-	2096:/* ResponsesRequest/properties/trace/anyOf/1 */ {name: ref{94528, 41}, kind: kindScalar, mask: mNull},
-	2097:/* ResponsesRequest/properties/user */ {name: ref{94569, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2098:/* ResponsesRequestToolsFunction/allOf/1/properties/defer_loading */ {name: ref{94601, 62}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2099:/* ResponsesStreamingResponse/properties/data */ {name: ref{94663, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{355, 2}},
-	2100:/* ResponsesStreamingResponse/properties/data/anyOf/1 */ {name: ref{94705, 50}, kind: kindScalar, mask: mNull},
-	2101:/* RouterAttempt/properties/model */ {name: ref{94755, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2102:/* RouterAttempt/properties/provider */ {name: ref{94785, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2103:/* RouterAttempt/properties/status */ {name: ref{94818, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2104:/* RouterParams/properties/quality_floor */ {name: ref{94849, 37}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2105:/* RouterParams/properties/throughput_floor */ {name: ref{94886, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2106:/* RouterParams/properties/version_group */ {name: ref{94926, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2107:/* SearchModelsServerToolConfig/properties/max_results */ {name: ref{94963, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2108:/* SearchModelsServerTool_OpenRouter/properties/parameters */ {name: ref{95014, 55}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{357, 2}},
-	2109:/* SearchModelsServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{95069, 63}, kind: kindScalar, mask: mNull},
-	2110:/* SearchModelsServerTool_OpenRouter/properties/type */ {name: ref{95132, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{725, 1}},
-	2111:/* ServerToolUseDetails/properties/tool_calls_executed */ {name: ref{95181, 51}, kind: kindScalar, mask: mInteger | mNull},
-	2112:/* ServerToolUseDetails/properties/tool_calls_requested */ {name: ref{95232, 52}, kind: kindScalar, mask: mInteger | mNull},
-	2113:/* ServerToolUseDetails/properties/web_search_requests */ {name: ref{95284, 51}, kind: kindScalar, mask: mInteger | mNull},
-	2114:/* ServiceUnavailableResponse/properties/error */ {name: ref{95335, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{359, 2}},
-	2115:/* ServiceUnavailableResponse/properties/error/anyOf/1 */ {name: ref{95378, 51}, kind: kindScalar, mask: mNull},
-	2116:/* ServiceUnavailableResponse/properties/openrouter_metadata */ {name: ref{95429, 57}, kind: kindAny, mask: mAll},
-	2117:/* ServiceUnavailableResponse/properties/user_id */ {name: ref{95486, 45}, kind: kindScalar, mask: mNull | mString},
-	2118:/* ServiceUnavailableResponseErrorData/properties/code */ {name: ref{95531, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2119:/* ServiceUnavailableResponseErrorData/properties/message */ {name: ref{95582, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2120:/* ServiceUnavailableResponseErrorData/properties/metadata */ {name: ref{95636, 55}, kind: kindAny, mask: mAll},
-	2121:/* ShellCallItem/properties/action */ {name: ref{95691, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1913, 3}, nonull: true, nreq: 1},
-	2122:/* ShellCallItem/properties/action/properties/commands */ {name: ref{95722, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2123},
-	2123:/* ShellCallItem/properties/action/properties/commands/items */ {name: ref{95773, 57}, kind: kindScalar, mask: mString},
-	2124:/* ShellCallItem/properties/action/properties/max_output_length */ {name: ref{95830, 60}, kind: kindScalar, mask: mInteger | mNull},
-	2125:/* ShellCallItem/properties/action/properties/timeout_ms */ {name: ref{95890, 53}, kind: kindScalar, mask: mInteger | mNull},
-	2126:/* ShellCallItem/properties/arguments */ {name: ref{95943, 34}, kind: kindScalar, mask: mNull | mString},
-	2127:/* ShellCallItem/properties/call_id */ {name: ref{95977, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2128:/* ShellCallItem/properties/environment */ {name: ref{96009, 36}, kind: kindAny, mask: mAll},
-	2129:/* ShellCallItem/properties/id */ {name: ref{96045, 27}, kind: kindScalar, mask: mNull | mString},
-	2130:/* ShellCallItem/properties/status */ {name: ref{96072, 31}, kind: kindAlts, mask: mNull | mString, alts: ref{361, 2}},
-	2131:/* ShellCallItem/properties/status/anyOf/1 */ {name: ref{96103, 39}, kind: kindScalar, mask: mNull},
-	2132:/* ShellCallItem/properties/type */ {name: ref{96142, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{726, 1}},
-	2133:/* ShellCallOutputContent/properties/outcome */ {name: ref{96171, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{386, 2}},
-	2134:/* ShellCallOutputContent/properties/stderr */ {name: ref{96216, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2135:/* ShellCallOutputContent/properties/stdout */ {name: ref{96256, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2136:/* ShellCallOutputContentOutcomeExit/properties/exit_code */ {name: ref{96296, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2137:/* ShellCallOutputContentOutcomeExit/properties/type */ {name: ref{96350, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{727, 1}},
-	2138:/* ShellCallOutputContentOutcomeTimeout/properties/type */ {name: ref{96399, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{728, 1}},
-	2139:/* ShellCallOutputItem/properties/call_id */ {name: ref{96451, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2140:/* ShellCallOutputItem/properties/id */ {name: ref{96489, 33}, kind: kindScalar, mask: mNull | mString},
-	2141:/* ShellCallOutputItem/properties/max_output_length */ {name: ref{96522, 48}, kind: kindScalar, mask: mInteger | mNull},
-	2142:/* ShellCallOutputItem/properties/output */ {name: ref{96570, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
-	2143:/* ShellCallOutputItem/properties/status */ {name: ref{96607, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{363, 2}},
-	2144:/* ShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{96644, 45}, kind: kindScalar, mask: mNull},
-	2145:/* ShellCallOutputItem/properties/type */ {name: ref{96689, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{729, 1}},
-	2146:/* ShellServerTool/properties/type */ {name: ref{96724, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{730, 1}},
-	2147:/* ShellServerToolConfig/properties/engine */ {name: ref{96755, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{365, 2}},
-	2148:/* ShellServerToolConfig/properties/engine/anyOf/1 */ {name: ref{96794, 47}, kind: kindScalar, mask: mNull},
-	2149:/* ShellServerToolConfig/properties/environment */ {name: ref{96841, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{367, 2}},
-	2150:/* ShellServerToolConfig/properties/environment/anyOf/1 */ {name: ref{96885, 52}, kind: kindScalar, mask: mNull},
-	2151:/* ShellServerToolConfig/properties/sleep_after_seconds */ {name: ref{96937, 52}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{369, 2}},
-	2152:/* ShellServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{96989, 60}, kind: kindScalar, mask: mNull},
-	2153:/* ShellServerTool_OpenRouter/properties/parameters */ {name: ref{97049, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{371, 2}},
-	2154:/* ShellServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{97097, 56}, kind: kindScalar, mask: mNull},
-	2155:/* ShellServerTool_OpenRouter/properties/type */ {name: ref{97153, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{731, 1}},
-	2156:/* StopServerToolsWhenFinishReasonIs/properties/reason */ {name: ref{97195, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2157:/* StopServerToolsWhenFinishReasonIs/properties/type */ {name: ref{97246, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{732, 1}},
-	2158:/* StopServerToolsWhenHasToolCall/properties/tool_name */ {name: ref{97295, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2159:/* StopServerToolsWhenHasToolCall/properties/type */ {name: ref{97346, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{733, 1}},
-	2160:/* StopServerToolsWhenMaxCost/properties/max_cost_in_dollars */ {name: ref{97392, 57}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2161:/* StopServerToolsWhenMaxCost/properties/type */ {name: ref{97449, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{734, 1}},
-	2162:/* StopServerToolsWhenMaxTokensUsed/properties/max_tokens */ {name: ref{97491, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2163:/* StopServerToolsWhenMaxTokensUsed/properties/type */ {name: ref{97545, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{735, 1}},
-	2164:/* StopServerToolsWhenStepCountIs/properties/step_count */ {name: ref{97593, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2165:/* StopServerToolsWhenStepCountIs/properties/type */ {name: ref{97645, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{736, 1}},
-	2166:/* StoredPromptTemplate/properties/id */ {name: ref{97691, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2167:/* StoredPromptTemplate/properties/variables */ {name: ref{97725, 41}, kind: kindAny, mask: mAll},
-	2168:/* StreamEventsResponseCompleted/properties/response */ {name: ref{97766, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{373, 2}},
-	2169:/* StreamEventsResponseCompleted/properties/response/anyOf/1 */ {name: ref{97815, 57}, kind: kindScalar, mask: mNull},
-	2170:/* StreamEventsResponseFailed/properties/response */ {name: ref{97872, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{375, 2}},
-	2171:/* StreamEventsResponseFailed/properties/response/anyOf/1 */ {name: ref{97918, 54}, kind: kindScalar, mask: mNull},
-	2172:/* StreamEventsResponseIncomplete/properties/response */ {name: ref{97972, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{377, 2}},
-	2173:/* StreamEventsResponseIncomplete/properties/response/anyOf/1 */ {name: ref{98022, 58}, kind: kindScalar, mask: mNull},
-	2174:/* StreamEventsResponseOutputItemAdded/properties/item */ {name: ref{98080, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{379, 2}},
-	2175:/* StreamEventsResponseOutputItemAdded/properties/item/anyOf/1 */ {name: ref{98131, 59}, kind: kindScalar, mask: mNull},
-	2176:/* StreamEventsResponseOutputItemDone/properties/item */ {name: ref{98190, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{381, 2}},
-	2177:/* StreamEventsResponseOutputItemDone/properties/item/anyOf/1 */ {name: ref{98240, 58}, kind: kindScalar, mask: mNull},
-	2178:/* StreamLogprob/properties/top_logprobs */ {name: ref{98298, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 410},
-	2179:/* SubagentNestedTool/properties/parameters */ {name: ref{98335, 40}, kind: kindAny, mask: mAll},
-	2180:/* SubagentNestedTool/properties/type */ {name: ref{98375, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2181:/* SubagentReasoning/properties/effort */ {name: ref{98409, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{737, 7}},
-	2182:/* SubagentReasoning/properties/max_tokens */ {name: ref{98444, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2183:/* SubagentServerToolConfig/properties/inherit_functions */ {name: ref{98483, 53}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2184:/* SubagentServerToolConfig/properties/inherited_function_names */ {name: ref{98536, 60}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2185},
-	2185:/* SubagentServerToolConfig/properties/inherited_function_names/items */ {name: ref{98596, 66}, kind: kindScalar, mask: mString},
-	2186:/* SubagentServerToolConfig/properties/instructions */ {name: ref{98662, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2187:/* SubagentServerToolConfig/properties/max_completion_tokens */ {name: ref{98710, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2188:/* SubagentServerToolConfig/properties/max_tool_calls */ {name: ref{98767, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2189:/* SubagentServerToolConfig/properties/model */ {name: ref{98817, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2190:/* SubagentServerToolConfig/properties/name */ {name: ref{98858, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2191:/* SubagentServerToolConfig/properties/reasoning */ {name: ref{98898, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{383, 2}},
-	2192:/* SubagentServerToolConfig/properties/reasoning/anyOf/1 */ {name: ref{98943, 53}, kind: kindScalar, mask: mNull},
-	2193:/* SubagentServerToolConfig/properties/temperature */ {name: ref{98996, 47}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2194:/* SubagentServerToolConfig/properties/tools */ {name: ref{99043, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 411},
-	2195:/* SubagentServerTool_OpenRouter/properties/parameters */ {name: ref{99084, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{385, 2}},
-	2196:/* SubagentServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{99135, 59}, kind: kindScalar, mask: mNull},
-	2197:/* SubagentServerTool_OpenRouter/properties/type */ {name: ref{99194, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{744, 1}},
-	2198:/* TextConfig/properties/format */ {name: ref{99239, 28}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{387, 2}},
-	2199:/* TextConfig/properties/format/anyOf/1 */ {name: ref{99267, 36}, kind: kindScalar, mask: mNull},
-	2200:/* TextConfig/properties/verbosity */ {name: ref{99303, 31}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{745, 3}},
-	2201:/* TextDeltaEvent/properties/logprobs */ {name: ref{99334, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
-	2202:/* TextDoneEvent/properties/logprobs */ {name: ref{99368, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
-	2203:/* TextExtendedConfig/properties/format */ {name: ref{99401, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{389, 2}},
-	2204:/* TextExtendedConfig/properties/format/anyOf/1 */ {name: ref{99437, 44}, kind: kindScalar, mask: mNull},
-	2205:/* TextExtendedConfig/properties/verbosity */ {name: ref{99481, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{748, 5}},
-	2206:/* TooManyRequestsResponse/properties/error */ {name: ref{99520, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{391, 2}},
-	2207:/* TooManyRequestsResponse/properties/error/anyOf/1 */ {name: ref{99560, 48}, kind: kindScalar, mask: mNull},
-	2208:/* TooManyRequestsResponse/properties/openrouter_metadata */ {name: ref{99608, 54}, kind: kindAny, mask: mAll},
-	2209:/* TooManyRequestsResponse/properties/user_id */ {name: ref{99662, 42}, kind: kindScalar, mask: mNull | mString},
-	2210:/* TooManyRequestsResponseErrorData/properties/code */ {name: ref{99704, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2211:/* TooManyRequestsResponseErrorData/properties/message */ {name: ref{99752, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2212:/* TooManyRequestsResponseErrorData/properties/metadata */ {name: ref{99803, 52}, kind: kindAny, mask: mAll},
-	2213:/* ToolChoiceAllowed/properties/mode */ {name: ref{99855, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{753, 2}},
-	2214:/* ToolChoiceAllowed/properties/tools */ {name: ref{99888, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2215},
-	2215:/* ToolChoiceAllowed/properties/tools/items */ {name: ref{99922, 40}, kind: kindAny, mask: mAll},
-	2216:/* ToolChoiceAllowed/properties/type */ {name: ref{99962, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{755, 1}},
-	2217:/* ToolSearchServerTool/properties/parameters */ {name: ref{99995, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{393, 2}},
-	2218:/* ToolSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{100037, 50}, kind: kindScalar, mask: mNull},
-	2219:/* ToolSearchServerTool/properties/type */ {name: ref{100087, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{756, 1}},
-	2220:/* ToolSearchServerToolConfig/properties/max_results */ {name: ref{100123, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2221:/* TraceConfig/properties/generation_name */ {name: ref{100172, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2222:/* TraceConfig/properties/parent_span_id */ {name: ref{100210, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2223:/* TraceConfig/properties/span_name */ {name: ref{100247, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2224:/* TraceConfig/properties/trace_id */ {name: ref{100279, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2225:/* TraceConfig/properties/trace_name */ {name: ref{100310, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2226:/* URLCitation/properties/content */ {name: ref{100343, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2227:/* URLCitation/properties/end_index */ {name: ref{100373, 32}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2228:/* URLCitation/properties/start_index */ {name: ref{100405, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2229:/* URLCitation/properties/title */ {name: ref{100439, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2230:/* URLCitation/properties/type */ {name: ref{100467, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{757, 1}},
-	2231:/* URLCitation/properties/url */ {name: ref{100494, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2232:/* UnauthorizedResponse/properties/error */ {name: ref{100520, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{395, 2}},
-	2233:/* UnauthorizedResponse/properties/error/anyOf/1 */ {name: ref{100557, 45}, kind: kindScalar, mask: mNull},
-	2234:/* UnauthorizedResponse/properties/openrouter_metadata */ {name: ref{100602, 51}, kind: kindAny, mask: mAll},
-	2235:/* UnauthorizedResponse/properties/user_id */ {name: ref{100653, 39}, kind: kindScalar, mask: mNull | mString},
-	2236:/* UnauthorizedResponseErrorData/properties/code */ {name: ref{100692, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2237:/* UnauthorizedResponseErrorData/properties/message */ {name: ref{100737, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2238:/* UnauthorizedResponseErrorData/properties/metadata */ {name: ref{100785, 49}, kind: kindAny, mask: mAll},
-	2239:/* UnprocessableEntityResponse/properties/error */ {name: ref{100834, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{397, 2}},
-	2240:/* UnprocessableEntityResponse/properties/error/anyOf/1 */ {name: ref{100878, 52}, kind: kindScalar, mask: mNull},
-	2241:/* UnprocessableEntityResponse/properties/openrouter_metadata */ {name: ref{100930, 58}, kind: kindAny, mask: mAll},
-	2242:/* UnprocessableEntityResponse/properties/user_id */ {name: ref{100988, 46}, kind: kindScalar, mask: mNull | mString},
-	2243:/* UnprocessableEntityResponseErrorData/properties/code */ {name: ref{101034, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2244:/* UnprocessableEntityResponseErrorData/properties/message */ {name: ref{101086, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2245:/* UnprocessableEntityResponseErrorData/properties/metadata */ {name: ref{101141, 56}, kind: kindAny, mask: mAll},
-	2246:/* Usage/allOf/1/properties/cost */ {name: ref{101197, 29}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2247:/* Usage/allOf/1/properties/cost_details */ {name: ref{101226, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1916, 3}, nonull: true, nreq: 2},
-	2248:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_cost */ {name: ref{101322, 72}, kind: kindScalar, mask: mInteger | mNull | mNumber},
-	2249:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_input_cost */ {name: ref{101394, 78}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2250:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_output_cost */ {name: ref{101472, 79}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
-	2251:/* Usage/allOf/1/properties/is_byok */ {name: ref{101551, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2252:/* WebFetchPlugin/properties/allowed_domains */ {name: ref{101583, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2253},
-	2253:/* WebFetchPlugin/properties/allowed_domains/items */ {name: ref{101624, 47}, kind: kindScalar, mask: mString},
-	2254:/* WebFetchPlugin/properties/blocked_domains */ {name: ref{101671, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2255},
-	2255:/* WebFetchPlugin/properties/blocked_domains/items */ {name: ref{101712, 47}, kind: kindScalar, mask: mString},
-	2256:/* WebFetchPlugin/properties/id */ {name: ref{101759, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{758, 1}},
-	2257:/* WebFetchPlugin/properties/max_content_tokens */ {name: ref{101787, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2258:/* WebFetchPlugin/properties/max_uses */ {name: ref{101831, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2259:/* WebFetchServerTool/properties/parameters */ {name: ref{101865, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{399, 2}},
-	2260:/* WebFetchServerTool/properties/parameters/anyOf/1 */ {name: ref{101905, 48}, kind: kindScalar, mask: mNull},
-	2261:/* WebFetchServerTool/properties/type */ {name: ref{101953, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{759, 1}},
-	2262:/* WebFetchServerToolConfig/properties/allowed_domains */ {name: ref{101987, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2263},
-	2263:/* WebFetchServerToolConfig/properties/allowed_domains/items */ {name: ref{102038, 57}, kind: kindScalar, mask: mString},
-	2264:/* WebFetchServerToolConfig/properties/blocked_domains */ {name: ref{102095, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2265},
-	2265:/* WebFetchServerToolConfig/properties/blocked_domains/items */ {name: ref{102146, 57}, kind: kindScalar, mask: mString},
-	2266:/* WebFetchServerToolConfig/properties/engine */ {name: ref{102203, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{401, 2}},
-	2267:/* WebFetchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{102245, 50}, kind: kindScalar, mask: mNull},
-	2268:/* WebFetchServerToolConfig/properties/max_content_tokens */ {name: ref{102295, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2269:/* WebFetchServerToolConfig/properties/max_uses */ {name: ref{102349, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2270:/* WebSearchConfig/properties/allowed_domains */ {name: ref{102393, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2271},
-	2271:/* WebSearchConfig/properties/allowed_domains/items */ {name: ref{102435, 48}, kind: kindScalar, mask: mString},
-	2272:/* WebSearchConfig/properties/engine */ {name: ref{102483, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{403, 2}},
-	2273:/* WebSearchConfig/properties/engine/anyOf/1 */ {name: ref{102516, 41}, kind: kindScalar, mask: mNull},
-	2274:/* WebSearchConfig/properties/excluded_domains */ {name: ref{102557, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2275},
-	2275:/* WebSearchConfig/properties/excluded_domains/items */ {name: ref{102600, 49}, kind: kindScalar, mask: mString},
-	2276:/* WebSearchConfig/properties/max_characters */ {name: ref{102649, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2277:/* WebSearchConfig/properties/max_results */ {name: ref{102690, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2278:/* WebSearchConfig/properties/max_total_results */ {name: ref{102728, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2279:/* WebSearchConfig/properties/max_uses */ {name: ref{102772, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2280:/* WebSearchConfig/properties/mode */ {name: ref{102807, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{405, 2}},
-	2281:/* WebSearchConfig/properties/mode/anyOf/1 */ {name: ref{102838, 39}, kind: kindScalar, mask: mNull},
-	2282:/* WebSearchConfig/properties/search_context_size */ {name: ref{102877, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{407, 2}},
-	2283:/* WebSearchConfig/properties/search_context_size/anyOf/1 */ {name: ref{102923, 54}, kind: kindScalar, mask: mNull},
-	2284:/* WebSearchConfig/properties/user_location */ {name: ref{102977, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{409, 2}},
-	2285:/* WebSearchConfig/properties/user_location/anyOf/1 */ {name: ref{103017, 48}, kind: kindScalar, mask: mNull},
-	2286:/* WebSearchDomainFilter/properties/allowed_domains */ {name: ref{103065, 48}, kind: kindArray, mask: mArray | mNull, items: 2287},
-	2287:/* WebSearchDomainFilter/properties/allowed_domains/items */ {name: ref{103113, 54}, kind: kindScalar, mask: mString},
-	2288:/* WebSearchDomainFilter/properties/blocked_domains */ {name: ref{103167, 48}, kind: kindArray, mask: mArray | mNull, items: 2289},
-	2289:/* WebSearchDomainFilter/properties/blocked_domains/items */ {name: ref{103215, 54}, kind: kindScalar, mask: mString},
-	2290:/* WebSearchDomainFilter/properties/excluded_domains */ {name: ref{103269, 49}, kind: kindArray, mask: mArray | mNull, items: 2291},
-	2291:/* WebSearchDomainFilter/properties/excluded_domains/items */ {name: ref{103318, 55}, kind: kindScalar, mask: mString},
-	2292:/* WebSearchPlugin/properties/enabled */ {name: ref{103373, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
-	2293:/* WebSearchPlugin/properties/engine */ {name: ref{103407, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{411, 2}},
-	2294:/* WebSearchPlugin/properties/engine/anyOf/1 */ {name: ref{103440, 41}, kind: kindScalar, mask: mNull},
-	2295:/* WebSearchPlugin/properties/exclude_domains */ {name: ref{103481, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2296},
-	2296:/* WebSearchPlugin/properties/exclude_domains/items */ {name: ref{103523, 48}, kind: kindScalar, mask: mString},
-	2297:/* WebSearchPlugin/properties/id */ {name: ref{103571, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{760, 1}},
-	2298:/* WebSearchPlugin/properties/include_domains */ {name: ref{103600, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2299},
-	2299:/* WebSearchPlugin/properties/include_domains/items */ {name: ref{103642, 48}, kind: kindScalar, mask: mString},
-	2300:/* WebSearchPlugin/properties/max_results */ {name: ref{103690, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2301:/* WebSearchPlugin/properties/max_uses */ {name: ref{103728, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2302:/* WebSearchPlugin/properties/mode */ {name: ref{103763, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{413, 2}},
-	2303:/* WebSearchPlugin/properties/mode/anyOf/1 */ {name: ref{103794, 39}, kind: kindScalar, mask: mNull},
-	2304:/* WebSearchPlugin/properties/search_prompt */ {name: ref{103833, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2305:/* WebSearchPlugin/properties/user_location */ {name: ref{103873, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{415, 1}},
-	2306:/* WebSearchServerTool/properties/engine */ {name: ref{103913, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{416, 2}},
-	2307:/* WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{103950, 45}, kind: kindScalar, mask: mNull},
-	2308:/* WebSearchServerTool/properties/max_results */ {name: ref{103995, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2309:/* WebSearchServerTool/properties/max_uses */ {name: ref{104037, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2310:/* WebSearchServerTool/properties/mode */ {name: ref{104076, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{418, 2}},
-	2311:/* WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{104111, 43}, kind: kindScalar, mask: mNull},
-	2312:/* WebSearchServerTool/properties/search_context_size */ {name: ref{104154, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{420, 2}},
-	2313:/* WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{104204, 58}, kind: kindScalar, mask: mNull},
-	2314:/* WebSearchServerTool/properties/type */ {name: ref{104262, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{761, 1}},
-	2315:/* WebSearchServerToolConfig/properties/allowed_domains */ {name: ref{104297, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2316},
-	2316:/* WebSearchServerToolConfig/properties/allowed_domains/items */ {name: ref{104349, 58}, kind: kindScalar, mask: mString},
-	2317:/* WebSearchServerToolConfig/properties/engine */ {name: ref{104407, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{422, 2}},
-	2318:/* WebSearchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{104450, 51}, kind: kindScalar, mask: mNull},
-	2319:/* WebSearchServerToolConfig/properties/excluded_domains */ {name: ref{104501, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2320},
-	2320:/* WebSearchServerToolConfig/properties/excluded_domains/items */ {name: ref{104554, 59}, kind: kindScalar, mask: mString},
-	2321:/* WebSearchServerToolConfig/properties/max_characters */ {name: ref{104613, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2322:/* WebSearchServerToolConfig/properties/max_results */ {name: ref{104664, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2323:/* WebSearchServerToolConfig/properties/max_total_results */ {name: ref{104712, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2324:/* WebSearchServerToolConfig/properties/max_uses */ {name: ref{104766, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
-	2325:/* WebSearchServerToolConfig/properties/mode */ {name: ref{104811, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{424, 2}},
-	2326:/* WebSearchServerToolConfig/properties/mode/anyOf/1 */ {name: ref{104852, 49}, kind: kindScalar, mask: mNull},
-	2327:/* WebSearchServerToolConfig/properties/search_context_size */ {name: ref{104901, 56}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{426, 2}},
-	2328:/* WebSearchServerToolConfig/properties/search_context_size/anyOf/1 */ {name: ref{104957, 64}, kind: kindScalar, mask: mNull},
-	2329:/* WebSearchServerToolConfig/properties/user_location */ {name: ref{105021, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{428, 2}},
-	2330:/* WebSearchServerToolConfig/properties/user_location/anyOf/1 */ {name: ref{105071, 58}, kind: kindScalar, mask: mNull},
-	2331:/* WebSearchServerTool_OpenRouter/properties/parameters */ {name: ref{105129, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{430, 2}},
-	2332:/* WebSearchServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{105181, 60}, kind: kindScalar, mask: mNull},
-	2333:/* WebSearchServerTool_OpenRouter/properties/type */ {name: ref{105241, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{762, 1}},
-	2334:/* WebSearchSource/properties/type */ {name: ref{105287, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{763, 1}},
-	2335:/* WebSearchSource/properties/url */ {name: ref{105318, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
-	2336:/* WebSearchUserLocation/properties/city */ {name: ref{105348, 37}, kind: kindScalar, mask: mNull | mString},
-	2337:/* WebSearchUserLocation/properties/country */ {name: ref{105385, 40}, kind: kindScalar, mask: mNull | mString},
-	2338:/* WebSearchUserLocation/properties/region */ {name: ref{105425, 39}, kind: kindScalar, mask: mNull | mString},
-	2339:/* WebSearchUserLocation/properties/timezone */ {name: ref{105464, 41}, kind: kindScalar, mask: mNull | mString},
-	2340:/* WebSearchUserLocation/properties/type */ {name: ref{105505, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{764, 1}},
-	2341:/* WebSearchUserLocationServerTool/properties/city */ {name: ref{105542, 47}, kind: kindScalar, mask: mNull | mString},
-	2342:/* WebSearchUserLocationServerTool/properties/country */ {name: ref{105589, 50}, kind: kindScalar, mask: mNull | mString},
-	2343:/* WebSearchUserLocationServerTool/properties/region */ {name: ref{105639, 49}, kind: kindScalar, mask: mNull | mString},
-	2344:/* WebSearchUserLocationServerTool/properties/timezone */ {name: ref{105688, 51}, kind: kindScalar, mask: mNull | mString},
-	2345:/* WebSearchUserLocationServerTool/properties/type */ {name: ref{105739, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{765, 1}},
+	903:/* ChatStreamChunk/properties/service_tier */ {name: ref{38279, 39}, kind: kindScalar, mask: mNull | mString},
+	904:/* ChatStreamChunk/properties/system_fingerprint */ {name: ref{38318, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	905:/* ChatStreamChunk/properties/usage */ {name: ref{38363, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{111, 2}},
+	906:/* ChatStreamChunk/properties/usage/anyOf/1 */ {name: ref{38395, 40}, kind: kindScalar, mask: mNull},
+	907:/* ChatStreamDelta/properties/annotations */ {name: ref{38435, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 83},
+	908:/* ChatStreamDelta/properties/audio */ {name: ref{38473, 32}, kind: kindAlts, mask: mObject, alts: ref{113, 1}},
+	909:/* ChatStreamDelta/properties/content */ {name: ref{38505, 34}, kind: kindScalar, mask: mNull | mString},
+	910:/* ChatStreamDelta/properties/reasoning */ {name: ref{38539, 36}, kind: kindScalar, mask: mNull | mString},
+	911:/* ChatStreamDelta/properties/reasoning_content */ {name: ref{38575, 44}, kind: kindScalar, mask: mNull | mString},
+	912:/* ChatStreamDelta/properties/reasoning_details */ {name: ref{38619, 44}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{114, 2}},
+	913:/* ChatStreamDelta/properties/reasoning_details/anyOf/1 */ {name: ref{38663, 52}, kind: kindScalar, mask: mNull},
+	914:/* ChatStreamDelta/properties/refusal */ {name: ref{38715, 34}, kind: kindScalar, mask: mNull | mString},
+	915:/* ChatStreamDelta/properties/role */ {name: ref{38749, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{414, 1}},
+	916:/* ChatStreamDelta/properties/tool_calls */ {name: ref{38780, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 98},
+	917:/* ChatStreamOptions/properties/include_usage */ {name: ref{38817, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	918:/* ChatStreamToolCall/properties/function */ {name: ref{38859, 38}, kind: kindObject, mask: mNull | mObject, props: ref{1816, 2}, nonull: true},
+	919:/* ChatStreamToolCall/properties/function/properties/arguments */ {name: ref{38897, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	920:/* ChatStreamToolCall/properties/function/properties/name */ {name: ref{38956, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	921:/* ChatStreamToolCall/properties/id */ {name: ref{39010, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	922:/* ChatStreamToolCall/properties/index */ {name: ref{39042, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	923:/* ChatStreamToolCall/properties/type */ {name: ref{39077, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{415, 1}},
+	924:/* ChatStreamingResponse/properties/data */ {name: ref{39111, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{116, 2}},
+	925:/* ChatStreamingResponse/properties/data/anyOf/1 */ {name: ref{39148, 45}, kind: kindScalar, mask: mNull},
+	926:/* ChatSystemMessage/properties/content */ {name: ref{39193, 36}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{118, 3}},
+	927:/* ChatSystemMessage/properties/content/anyOf/0 */ {name: ref{39229, 44}, kind: kindScalar, mask: mString},
+	928:/* ChatSystemMessage/properties/content/anyOf/1 */ {name: ref{39273, 44}, kind: kindArray, mask: mArray, items: 69},
+	929:/* ChatSystemMessage/properties/content/anyOf/2 */ {name: ref{39317, 44}, kind: kindScalar, mask: mNull},
+	930:/* ChatSystemMessage/properties/name */ {name: ref{39361, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	931:/* ChatSystemMessage/properties/role */ {name: ref{39394, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{416, 1}},
+	932:/* ChatTokenLogprob/properties/bytes */ {name: ref{39427, 33}, kind: kindArray, mask: mArray | mNull, items: 933},
+	933:/* ChatTokenLogprob/properties/bytes/items */ {name: ref{39460, 39}, kind: kindScalar, mask: mInteger},
+	934:/* ChatTokenLogprob/properties/logprob */ {name: ref{39499, 35}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	935:/* ChatTokenLogprob/properties/token */ {name: ref{39534, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	936:/* ChatTokenLogprob/properties/top_logprobs */ {name: ref{39567, 40}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 937},
+	937:/* ChatTokenLogprob/properties/top_logprobs/items */ {name: ref{39607, 46}, kind: kindObject, mask: mObject, props: ref{1818, 3}, nreq: 3},
+	938:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes */ {name: ref{39653, 63}, kind: kindArray, mask: mArray | mNull, items: 939},
+	939:/* ChatTokenLogprob/properties/top_logprobs/items/properties/bytes/items */ {name: ref{39716, 69}, kind: kindScalar, mask: mInteger},
+	940:/* ChatTokenLogprob/properties/top_logprobs/items/properties/logprob */ {name: ref{39785, 65}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	941:/* ChatTokenLogprob/properties/top_logprobs/items/properties/token */ {name: ref{39850, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	942:/* ChatTokenLogprobs/properties/content */ {name: ref{39913, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
+	943:/* ChatTokenLogprobs/properties/refusal */ {name: ref{39949, 36}, kind: kindArray, mask: mArray | mNull, items: 101},
+	944:/* ChatToolCall/properties/function */ {name: ref{39985, 32}, kind: kindObject, mask: mNull | mObject, props: ref{1821, 2}, nonull: true, nreq: 2},
+	945:/* ChatToolCall/properties/function/properties/arguments */ {name: ref{40017, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	946:/* ChatToolCall/properties/function/properties/name */ {name: ref{40070, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	947:/* ChatToolCall/properties/id */ {name: ref{40118, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	948:/* ChatToolCall/properties/index */ {name: ref{40144, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	949:/* ChatToolCall/properties/type */ {name: ref{40173, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{417, 1}},
+	950:/* ChatToolChoice/oneOf/0 */ {name: ref{40201, 22}, kind: kindScalar, mask: mString, enum: true, values: ref{418, 3}},
+	951:/* ChatToolChoice/oneOf/1 */ {name: ref{40231, 22}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{261, 1}},
+	952:/* ChatToolMessage/properties/content */ {name: ref{40253, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{121, 3}},
+	953:/* ChatToolMessage/properties/content/anyOf/0 */ {name: ref{40287, 42}, kind: kindScalar, mask: mString},
+	954:/* ChatToolMessage/properties/content/anyOf/1 */ {name: ref{40329, 42}, kind: kindArray, mask: mArray, items: 68},
+	955:/* ChatToolMessage/properties/content/anyOf/2 */ {name: ref{40371, 42}, kind: kindScalar, mask: mNull},
+	956:/* ChatToolMessage/properties/role */ {name: ref{40413, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{421, 1}},
+	957:/* ChatToolMessage/properties/tool_call_id */ {name: ref{40444, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	958:/* ChatUsage/properties/completion_tokens */ {name: ref{40483, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	959:/* ChatUsage/properties/completion_tokens_details */ {name: ref{40521, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1823, 4}},
+	960:/* ChatUsage/properties/completion_tokens_details/properties/accepted_prediction_tokens */ {name: ref{40647, 84}, kind: kindScalar, mask: mInteger | mNull},
+	961:/* ChatUsage/properties/completion_tokens_details/properties/audio_tokens */ {name: ref{40731, 70}, kind: kindScalar, mask: mInteger | mNull},
+	962:/* ChatUsage/properties/completion_tokens_details/properties/reasoning_tokens */ {name: ref{40801, 74}, kind: kindScalar, mask: mInteger | mNull},
+	963:/* ChatUsage/properties/completion_tokens_details/properties/rejected_prediction_tokens */ {name: ref{40875, 84}, kind: kindScalar, mask: mInteger | mNull},
+	964:/* ChatUsage/properties/cost */ {name: ref{40959, 25}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	965:/* ChatUsage/properties/is_byok */ {name: ref{40984, 28}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	966:/* ChatUsage/properties/prompt_tokens */ {name: ref{41012, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	967:/* ChatUsage/properties/prompt_tokens_details */ {name: ref{41046, 42}, kind: kindObject, mask: mNull | mObject, props: ref{1827, 4}},
+	968:/* ChatUsage/properties/prompt_tokens_details/properties/audio_tokens */ {name: ref{41131, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	969:/* ChatUsage/properties/prompt_tokens_details/properties/cache_write_tokens */ {name: ref{41197, 72}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	970:/* ChatUsage/properties/prompt_tokens_details/properties/cached_tokens */ {name: ref{41269, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	971:/* ChatUsage/properties/prompt_tokens_details/properties/video_tokens */ {name: ref{41336, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	972:/* ChatUsage/properties/total_tokens */ {name: ref{41402, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	973:/* ChatUserMessage/properties/content */ {name: ref{41435, 34}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{124, 3}},
+	974:/* ChatUserMessage/properties/content/anyOf/0 */ {name: ref{41469, 42}, kind: kindScalar, mask: mString},
+	975:/* ChatUserMessage/properties/content/anyOf/1 */ {name: ref{41511, 42}, kind: kindArray, mask: mArray, items: 68},
+	976:/* ChatUserMessage/properties/content/anyOf/2 */ {name: ref{41553, 42}, kind: kindScalar, mask: mNull},
+	977:/* ChatUserMessage/properties/name */ {name: ref{41595, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	978:/* ChatUserMessage/properties/role */ {name: ref{41626, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{422, 1}},
+	979:/* ChatWebSearchShorthand/properties/allowed_domains */ {name: ref{41657, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 980},
+	980:/* ChatWebSearchShorthand/properties/allowed_domains/items */ {name: ref{41706, 55}, kind: kindScalar, mask: mString},
+	981:/* ChatWebSearchShorthand/properties/engine */ {name: ref{41761, 40}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{127, 2}},
+	982:/* ChatWebSearchShorthand/properties/engine/anyOf/1 */ {name: ref{41801, 48}, kind: kindScalar, mask: mNull},
+	983:/* ChatWebSearchShorthand/properties/excluded_domains */ {name: ref{41849, 50}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 984},
+	984:/* ChatWebSearchShorthand/properties/excluded_domains/items */ {name: ref{41899, 56}, kind: kindScalar, mask: mString},
+	985:/* ChatWebSearchShorthand/properties/max_characters */ {name: ref{41955, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	986:/* ChatWebSearchShorthand/properties/max_results */ {name: ref{42003, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	987:/* ChatWebSearchShorthand/properties/max_total_results */ {name: ref{42048, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	988:/* ChatWebSearchShorthand/properties/max_uses */ {name: ref{42099, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	989:/* ChatWebSearchShorthand/properties/mode */ {name: ref{42141, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{129, 2}},
+	990:/* ChatWebSearchShorthand/properties/mode/anyOf/1 */ {name: ref{42179, 46}, kind: kindScalar, mask: mNull},
+	991:/* ChatWebSearchShorthand/properties/parameters */ {name: ref{42225, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{131, 2}},
+	992:/* ChatWebSearchShorthand/properties/parameters/anyOf/1 */ {name: ref{42269, 52}, kind: kindScalar, mask: mNull},
+	993:/* ChatWebSearchShorthand/properties/search_context_size */ {name: ref{42321, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{133, 2}},
+	994:/* ChatWebSearchShorthand/properties/search_context_size/anyOf/1 */ {name: ref{42374, 61}, kind: kindScalar, mask: mNull},
+	995:/* ChatWebSearchShorthand/properties/type */ {name: ref{42435, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{423, 4}},
+	996:/* ChatWebSearchShorthand/properties/user_location */ {name: ref{42473, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{135, 2}},
+	997:/* ChatWebSearchShorthand/properties/user_location/anyOf/1 */ {name: ref{42520, 55}, kind: kindScalar, mask: mNull},
+	998:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/delta */ {name: ref{42575, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	999:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/item_id */ {name: ref{42635, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1000:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/output_index */ {name: ref{42697, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1001:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/sequence_number */ {name: ref{42764, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1002:/* OpenAIResponsesCodeInterpreterCallCodeDelta/properties/type */ {name: ref{42834, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{427, 1}},
+	1003:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/code */ {name: ref{42893, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1004:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/item_id */ {name: ref{42951, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1005:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/output_index */ {name: ref{43012, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1006:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/sequence_number */ {name: ref{43078, 69}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1007:/* OpenAIResponsesCodeInterpreterCallCodeDone/properties/type */ {name: ref{43147, 58}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{428, 1}},
+	1008:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/item_id */ {name: ref{43205, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1009:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/output_index */ {name: ref{43267, 67}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1010:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/sequence_number */ {name: ref{43334, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1011:/* OpenAIResponsesCodeInterpreterCallCompleted/properties/type */ {name: ref{43404, 59}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{429, 1}},
+	1012:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/item_id */ {name: ref{43463, 63}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1013:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/output_index */ {name: ref{43526, 68}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1014:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/sequence_number */ {name: ref{43594, 71}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1015:/* OpenAIResponsesCodeInterpreterCallInProgress/properties/type */ {name: ref{43665, 60}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{430, 1}},
+	1016:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/item_id */ {name: ref{43725, 65}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1017:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/output_index */ {name: ref{43790, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1018:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/sequence_number */ {name: ref{43860, 73}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1019:/* OpenAIResponsesCodeInterpreterCallInterpreting/properties/type */ {name: ref{43933, 62}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{431, 1}},
+	1020:/* OutputItemCodeInterpreterCall/properties/code */ {name: ref{43995, 45}, kind: kindScalar, mask: mNull | mString},
+	1021:/* OutputItemCodeInterpreterCall/properties/container_id */ {name: ref{44040, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1022:/* OutputItemCodeInterpreterCall/properties/id */ {name: ref{44093, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1023:/* OutputItemCodeInterpreterCall/properties/outputs */ {name: ref{44136, 48}, kind: kindArray, mask: mArray | mNull, items: 1024},
+	1024:/* OutputItemCodeInterpreterCall/properties/outputs/items */ {name: ref{44184, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{262, 3}},
+	1025:/* OutputItemCodeInterpreterCall/properties/status */ {name: ref{44238, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{432, 5}},
+	1026:/* OutputItemCodeInterpreterCall/properties/type */ {name: ref{44297, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{437, 1}},
+	1027:/* CodeInterpreterFileOutput/properties/download_url */ {name: ref{44342, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1028:/* CodeInterpreterFileOutput/properties/error_code */ {name: ref{44391, 47}, kind: kindScalar, mask: mNull | mString},
+	1029:/* CodeInterpreterFileOutput/properties/expires_at */ {name: ref{44438, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1030:/* CodeInterpreterFileOutput/properties/filename */ {name: ref{44485, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1031:/* CodeInterpreterFileOutput/properties/id */ {name: ref{44530, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1032:/* CodeInterpreterFileOutput/properties/media_type */ {name: ref{44569, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1033:/* CodeInterpreterFileOutput/properties/sha256 */ {name: ref{44616, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1034:/* CodeInterpreterFileOutput/properties/size_bytes */ {name: ref{44659, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1035:/* CodeInterpreterFileOutput/properties/status */ {name: ref{44706, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1036:/* CodeInterpreterFileOutput/properties/type */ {name: ref{44749, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{438, 1}},
+	1037:/* CodeInterpreterImageOutput/properties/type */ {name: ref{44790, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{439, 1}},
+	1038:/* CodeInterpreterImageOutput/properties/url */ {name: ref{44832, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1039:/* CodeInterpreterLogsOutput/properties/logs */ {name: ref{44873, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1040:/* CodeInterpreterLogsOutput/properties/type */ {name: ref{44914, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{440, 1}},
+	1041:/* CodeInterpreterServerTool/properties/container */ {name: ref{44955, 46}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{137, 3}},
+	1042:/* CodeInterpreterServerTool/properties/container/anyOf/0 */ {name: ref{45001, 54}, kind: kindScalar, mask: mString},
+	1043:/* CodeInterpreterServerTool/properties/container/anyOf/1 */ {name: ref{45055, 54}, kind: kindObject, mask: mObject, props: ref{1831, 3}, nreq: 1},
+	1044:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids */ {name: ref{45129, 74}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1045},
+	1045:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/file_ids/items */ {name: ref{45203, 80}, kind: kindScalar, mask: mString},
+	1046:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/memory_limit */ {name: ref{45283, 78}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{441, 4}},
+	1047:/* CodeInterpreterServerTool/properties/container/anyOf/1/properties/type */ {name: ref{45371, 70}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{445, 1}},
+	1048:/* CodeInterpreterServerTool/properties/container/anyOf/2 */ {name: ref{45441, 54}, kind: kindScalar, mask: mNull},
+	1049:/* CodeInterpreterServerTool/properties/type */ {name: ref{45495, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{446, 1}},
+	1050:/* CodexLocalShellTool/properties/type */ {name: ref{45536, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{447, 1}},
+	1051:/* CompactionItem/properties/encrypted_content */ {name: ref{45571, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1052:/* CompactionItem/properties/id */ {name: ref{45614, 28}, kind: kindScalar, mask: mNull | mString},
+	1053:/* CompactionItem/properties/type */ {name: ref{45642, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{448, 1}},
+	1054:/* CompletedEvent/properties/response */ {name: ref{45672, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{140, 2}},
+	1055:/* CompletedEvent/properties/response/anyOf/1 */ {name: ref{45706, 42}, kind: kindScalar, mask: mNull},
+	1056:/* CompletedEvent/properties/sequence_number */ {name: ref{45748, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1057:/* CompletedEvent/properties/type */ {name: ref{45789, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{449, 1}},
+	1058:/* CompoundFilter/properties/filters */ {name: ref{45819, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1059},
+	1059:/* CompoundFilter/properties/filters/items */ {name: ref{45852, 39}, kind: kindAny, mask: mAll},
+	1060:/* CompoundFilter/properties/type */ {name: ref{45891, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{450, 2}},
+	1061:/* ComputerUseServerTool/properties/display_height */ {name: ref{45926, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1062:/* ComputerUseServerTool/properties/display_width */ {name: ref{45973, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1063:/* ComputerUseServerTool/properties/environment */ {name: ref{46019, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{452, 5}},
+	1064:/* ComputerUseServerTool/properties/type */ {name: ref{46091, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{457, 1}},
+	1065:/* ContainerAutoEnvironment/properties/type */ {name: ref{46128, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{458, 1}},
+	1066:/* ContainerReferenceEnvironment/properties/container_id */ {name: ref{46168, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1067:/* ContainerReferenceEnvironment/properties/type */ {name: ref{46221, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{459, 1}},
+	1068:/* ContentPartAddedEvent/properties/part */ {name: ref{46266, 37}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{265, 3}},
+	1069:/* ContentPartDoneEvent/properties/part */ {name: ref{46317, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{268, 3}},
+	1070:/* ContextCompactionItem/properties/encrypted_content */ {name: ref{46353, 50}, kind: kindScalar, mask: mNull | mString},
+	1071:/* ContextCompactionItem/properties/id */ {name: ref{46403, 35}, kind: kindScalar, mask: mNull | mString},
+	1072:/* ContextCompactionItem/properties/type */ {name: ref{46438, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{460, 1}},
+	1073:/* ContextCompressionPlugin/properties/enabled */ {name: ref{46475, 43}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1074:/* ContextCompressionPlugin/properties/engine */ {name: ref{46518, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{142, 2}},
+	1075:/* ContextCompressionPlugin/properties/engine/anyOf/1 */ {name: ref{46560, 50}, kind: kindScalar, mask: mNull},
+	1076:/* ContextCompressionPlugin/properties/id */ {name: ref{46610, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{461, 1}},
+	1077:/* CostDetails/properties/upstream_inference_completions_cost */ {name: ref{46648, 58}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1078:/* CostDetails/properties/upstream_inference_cost */ {name: ref{46706, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1079:/* CostDetails/properties/upstream_inference_prompt_cost */ {name: ref{46752, 53}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1080:/* CreatedEvent/properties/response */ {name: ref{46805, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{144, 2}},
+	1081:/* CreatedEvent/properties/response/anyOf/1 */ {name: ref{46837, 40}, kind: kindScalar, mask: mNull},
+	1082:/* CreatedEvent/properties/sequence_number */ {name: ref{46877, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1083:/* CreatedEvent/properties/type */ {name: ref{46916, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{462, 1}},
+	1084:/* CustomTool/properties/description */ {name: ref{46944, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1085:/* CustomTool/properties/format */ {name: ref{46977, 28}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{271, 2}},
+	1086:/* CustomTool/properties/name */ {name: ref{47005, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1087:/* CustomTool/properties/type */ {name: ref{47031, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{463, 1}},
+	1088:/* OpenAIResponseCustomToolCall/properties/call_id */ {name: ref{47057, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1089:/* OpenAIResponseCustomToolCall/properties/id */ {name: ref{47104, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1090:/* OpenAIResponseCustomToolCall/properties/input */ {name: ref{47146, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1091:/* OpenAIResponseCustomToolCall/properties/name */ {name: ref{47191, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1092:/* OpenAIResponseCustomToolCall/properties/namespace */ {name: ref{47235, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1093:/* OpenAIResponseCustomToolCall/properties/type */ {name: ref{47284, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{464, 1}},
+	1094:/* CustomToolCallItem/allOf/1/properties/status */ {name: ref{47328, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{146, 2}},
+	1095:/* CustomToolCallItem/allOf/1/properties/status/anyOf/1 */ {name: ref{47372, 52}, kind: kindScalar, mask: mNull},
+	1096:/* CustomToolCallOutputItem/properties/call_id */ {name: ref{47424, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1097:/* CustomToolCallOutputItem/properties/id */ {name: ref{47467, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1098:/* CustomToolCallOutputItem/properties/output */ {name: ref{47505, 42}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{148, 3}},
+	1099:/* CustomToolCallOutputItem/properties/output/anyOf/0 */ {name: ref{47547, 50}, kind: kindScalar, mask: mString},
+	1100:/* CustomToolCallOutputItem/properties/output/anyOf/1 */ {name: ref{47597, 50}, kind: kindArray, mask: mArray, items: 1101},
+	1101:/* CustomToolCallOutputItem/properties/output/anyOf/1/items */ {name: ref{47647, 56}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{273, 3}},
+	1102:/* CustomToolCallOutputItem/properties/output/anyOf/2 */ {name: ref{47703, 50}, kind: kindScalar, mask: mNull},
+	1103:/* CustomToolCallOutputItem/properties/type */ {name: ref{47753, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{465, 1}},
+	1104:/* CustomToolFormatGrammar/properties/definition */ {name: ref{47793, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1105:/* CustomToolFormatGrammar/properties/syntax */ {name: ref{47838, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{466, 2}},
+	1106:/* CustomToolFormatGrammar/properties/type */ {name: ref{47888, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{468, 1}},
+	1107:/* CustomToolFormatText/properties/type */ {name: ref{47927, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{469, 1}},
+	1108:/* DatetimeServerTool/properties/parameters */ {name: ref{47963, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{151, 2}},
+	1109:/* DatetimeServerTool/properties/parameters/anyOf/1 */ {name: ref{48003, 48}, kind: kindScalar, mask: mNull},
+	1110:/* DatetimeServerTool/properties/type */ {name: ref{48051, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{470, 1}},
+	1111:/* DatetimeServerToolConfig/properties/timezone */ {name: ref{48085, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1112:/* DebugEvent/properties/debug */ {name: ref{48129, 27}, kind: kindObject, mask: mNull | mObject, props: ref{1834, 2}, nonull: true},
+	1113:/* DebugEvent/properties/debug/properties/echo_upstream_body */ {name: ref{48163, 57}, kind: kindAny, mask: mAll},
+	1114:/* DebugEvent/properties/debug/properties/timings */ {name: ref{48220, 46}, kind: kindObject, mask: mNull | mObject, props: ref{1836, 3}, nonull: true, nreq: 3},
+	1115:/* DebugEvent/properties/debug/properties/timings/properties/epoch_ms */ {name: ref{48287, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1116:/* DebugEvent/properties/debug/properties/timings/properties/event */ {name: ref{48353, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{471, 4}},
+	1117:/* DebugEvent/properties/debug/properties/timings/properties/start_ms */ {name: ref{48495, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1118:/* DebugEvent/properties/sequence_number */ {name: ref{48561, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1119:/* DebugEvent/properties/type */ {name: ref{48598, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{475, 1}},
+	1120:/* EasyInputMessage/properties/content */ {name: ref{48624, 35}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{153, 3}},
+	1121:/* EasyInputMessage/properties/content/anyOf/0 */ {name: ref{48659, 43}, kind: kindArray, mask: mArray, items: 1122},
+	1122:/* EasyInputMessage/properties/content/anyOf/0/items */ {name: ref{48702, 49}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{276, 5}},
+	1123:/* EasyInputMessage/properties/content/anyOf/1 */ {name: ref{48751, 43}, kind: kindScalar, mask: mString},
+	1124:/* EasyInputMessage/properties/content/anyOf/2 */ {name: ref{48794, 43}, kind: kindScalar, mask: mNull},
+	1125:/* EasyInputMessage/properties/phase */ {name: ref{48837, 33}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{476, 2}},
+	1126:/* EasyInputMessage/properties/role */ {name: ref{48870, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{478, 4}},
+	1127:/* EasyInputMessage/properties/type */ {name: ref{48902, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{482, 1}},
+	1128:/* EdgeNetworkTimeoutResponse/properties/error */ {name: ref{48934, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{156, 2}},
+	1129:/* EdgeNetworkTimeoutResponse/properties/error/anyOf/1 */ {name: ref{48977, 51}, kind: kindScalar, mask: mNull},
+	1130:/* EdgeNetworkTimeoutResponse/properties/openrouter_metadata */ {name: ref{49028, 57}, kind: kindAny, mask: mAll},
+	1131:/* EdgeNetworkTimeoutResponse/properties/user_id */ {name: ref{49085, 45}, kind: kindScalar, mask: mNull | mString},
+	1132:/* EdgeNetworkTimeoutResponseErrorData/properties/code */ {name: ref{49130, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1133:/* EdgeNetworkTimeoutResponseErrorData/properties/message */ {name: ref{49181, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1134:/* EdgeNetworkTimeoutResponseErrorData/properties/metadata */ {name: ref{49235, 55}, kind: kindAny, mask: mAll},
+	1135:/* EndpointInfo/properties/model */ {name: ref{49290, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1136:/* EndpointInfo/properties/provider */ {name: ref{49319, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1137:/* EndpointInfo/properties/selected */ {name: ref{49351, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1138:/* EndpointsMetadata/properties/available */ {name: ref{49383, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 149},
+	1139:/* EndpointsMetadata/properties/total */ {name: ref{49421, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1140:/* FailedEvent/properties/response */ {name: ref{49455, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{158, 2}},
+	1141:/* FailedEvent/properties/response/anyOf/1 */ {name: ref{49486, 39}, kind: kindScalar, mask: mNull},
+	1142:/* FailedEvent/properties/sequence_number */ {name: ref{49525, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1143:/* FailedEvent/properties/type */ {name: ref{49563, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{483, 1}},
+	1144:/* FileCitation/properties/file_id */ {name: ref{49590, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1145:/* FileCitation/properties/filename */ {name: ref{49621, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1146:/* FileCitation/properties/index */ {name: ref{49653, 29}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1147:/* FileCitation/properties/type */ {name: ref{49682, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{484, 1}},
+	1148:/* FileParserPlugin/properties/enabled */ {name: ref{49710, 35}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1149:/* FileParserPlugin/properties/id */ {name: ref{49745, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{485, 1}},
+	1150:/* FileParserPlugin/properties/pdf */ {name: ref{49775, 31}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{160, 2}},
+	1151:/* FileParserPlugin/properties/pdf/anyOf/1 */ {name: ref{49806, 39}, kind: kindScalar, mask: mNull},
+	1152:/* FilePath/properties/file_id */ {name: ref{49845, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1153:/* FilePath/properties/index */ {name: ref{49872, 25}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1154:/* FilePath/properties/type */ {name: ref{49897, 24}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{486, 1}},
+	1155:/* FileSearchServerTool/properties/filters */ {name: ref{49921, 39}, kind: kindAlts, mask: mNull | mObject, alts: ref{162, 2}},
+	1156:/* FileSearchServerTool/properties/filters/oneOf/0 */ {name: ref{49960, 47}, kind: kindScalar, mask: mNull},
+	1157:/* FileSearchServerTool/properties/filters/oneOf/1 */ {name: ref{50007, 47}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{281, 8}},
+	1158:/* FileSearchServerTool/properties/max_num_results */ {name: ref{50068, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1159:/* FileSearchServerTool/properties/ranking_options */ {name: ref{50115, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1839, 2}, nonull: true},
+	1160:/* FileSearchServerTool/properties/ranking_options/properties/ranker */ {name: ref{50183, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{487, 2}},
+	1161:/* FileSearchServerTool/properties/ranking_options/properties/score_threshold */ {name: ref{50266, 74}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1162:/* FileSearchServerTool/properties/type */ {name: ref{50340, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{489, 1}},
+	1163:/* FileSearchServerTool/properties/vector_store_ids */ {name: ref{50376, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1164},
+	1164:/* FileSearchServerTool/properties/vector_store_ids/items */ {name: ref{50424, 54}, kind: kindScalar, mask: mString},
+	1165:/* FileSearchServerToolFiltersEq/properties/key */ {name: ref{50478, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1166:/* FileSearchServerToolFiltersEq/properties/type */ {name: ref{50522, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{490, 6}},
+	1167:/* FileSearchServerToolFiltersEq/properties/value */ {name: ref{50567, 46}, kind: kindAlts, mask: mArray | mBool | mInteger | mNull | mNumber | mString, nonull: true, alts: ref{164, 5}},
+	1168:/* FileSearchServerToolFiltersEq/properties/value/anyOf/0 */ {name: ref{50613, 54}, kind: kindScalar, mask: mString},
+	1169:/* FileSearchServerToolFiltersEq/properties/value/anyOf/1 */ {name: ref{50667, 54}, kind: kindScalar, mask: mInteger | mNumber},
+	1170:/* FileSearchServerToolFiltersEq/properties/value/anyOf/2 */ {name: ref{50721, 54}, kind: kindScalar, mask: mBool},
+	1171:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3 */ {name: ref{50775, 54}, kind: kindArray, mask: mArray, items: 1172},
+	1172:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items */ {name: ref{50829, 60}, kind: kindAlts, mask: mInteger | mNumber | mString, alts: ref{169, 2}},
+	1173:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/0 */ {name: ref{50889, 68}, kind: kindScalar, mask: mString},
+	1174:/* FileSearchServerToolFiltersEq/properties/value/anyOf/3/items/anyOf/1 */ {name: ref{50957, 68}, kind: kindScalar, mask: mInteger | mNumber},
+	1175:/* FileSearchServerToolFiltersEq/properties/value/anyOf/4 */ {name: ref{51025, 54}, kind: kindScalar, mask: mNull},
+	1176:/* FilesServerTool/properties/parameters */ {name: ref{51079, 37}, kind: kindAny, mask: mAll},
+	1177:/* FilesServerTool/properties/type */ {name: ref{51116, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{496, 1}},
+	1178:/* ForbiddenResponse/properties/error */ {name: ref{51147, 34}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{171, 2}},
+	1179:/* ForbiddenResponse/properties/error/anyOf/1 */ {name: ref{51181, 42}, kind: kindScalar, mask: mNull},
+	1180:/* ForbiddenResponse/properties/openrouter_metadata */ {name: ref{51223, 48}, kind: kindAny, mask: mAll},
+	1181:/* ForbiddenResponse/properties/user_id */ {name: ref{51271, 36}, kind: kindScalar, mask: mNull | mString},
+	1182:/* ForbiddenResponseErrorData/properties/code */ {name: ref{51307, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1183:/* ForbiddenResponseErrorData/properties/message */ {name: ref{51349, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1184:/* ForbiddenResponseErrorData/properties/metadata */ {name: ref{51394, 46}, kind: kindAny, mask: mAll},
+	1185:/* FormatJsonObjectConfig/properties/type */ {name: ref{51440, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{497, 1}},
+	1186:/* FormatJsonSchemaConfig/properties/description */ {name: ref{51478, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1187:/* FormatJsonSchemaConfig/properties/name */ {name: ref{51523, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1188:/* FormatJsonSchemaConfig/properties/schema */ {name: ref{51561, 40}, kind: kindAny, mask: mAll},
+	1189:/* FormatJsonSchemaConfig/properties/strict */ {name: ref{51601, 40}, kind: kindScalar, mask: mBool | mNull},
+	1190:/* FormatJsonSchemaConfig/properties/type */ {name: ref{51641, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{498, 1}},
+	1191:/* FormatTextConfig/properties/type */ {name: ref{51679, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{499, 1}},
+	1192:/* OpenAIResponseFunctionToolCall/properties/arguments */ {name: ref{51711, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1193:/* OpenAIResponseFunctionToolCall/properties/call_id */ {name: ref{51762, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1194:/* OpenAIResponseFunctionToolCall/properties/id */ {name: ref{51811, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1195:/* OpenAIResponseFunctionToolCall/properties/name */ {name: ref{51855, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1196:/* OpenAIResponseFunctionToolCall/properties/namespace */ {name: ref{51901, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1197:/* OpenAIResponseFunctionToolCall/properties/status */ {name: ref{51952, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{173, 2}},
+	1198:/* OpenAIResponseFunctionToolCall/properties/status/anyOf/1 */ {name: ref{52000, 56}, kind: kindScalar, mask: mNull},
+	1199:/* OpenAIResponseFunctionToolCall/properties/subagent_id */ {name: ref{52056, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1200:/* OpenAIResponseFunctionToolCall/properties/subagent_items */ {name: ref{52109, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1201},
+	1201:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items */ {name: ref{52165, 62}, kind: kindObject, mask: mObject, props: ref{1841, 1}, open: true, nreq: 1},
+	1202:/* OpenAIResponseFunctionToolCall/properties/subagent_items/items/properties/type */ {name: ref{52227, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1203:/* OpenAIResponseFunctionToolCall/properties/type */ {name: ref{52305, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{500, 1}},
+	1204:/* FunctionCallOutputItem/properties/call_id */ {name: ref{52351, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1205:/* FunctionCallOutputItem/properties/id */ {name: ref{52392, 36}, kind: kindScalar, mask: mNull | mString},
+	1206:/* FunctionCallOutputItem/properties/output */ {name: ref{52428, 40}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{175, 3}},
+	1207:/* FunctionCallOutputItem/properties/output/anyOf/0 */ {name: ref{52468, 48}, kind: kindScalar, mask: mString},
+	1208:/* FunctionCallOutputItem/properties/output/anyOf/1 */ {name: ref{52516, 48}, kind: kindArray, mask: mArray, items: 1209},
+	1209:/* FunctionCallOutputItem/properties/output/anyOf/1/items */ {name: ref{52564, 54}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{289, 3}},
+	1210:/* FunctionCallOutputItem/properties/output/anyOf/2 */ {name: ref{52618, 48}, kind: kindScalar, mask: mNull},
+	1211:/* FunctionCallOutputItem/properties/status */ {name: ref{52666, 40}, kind: kindAlts, mask: mNull | mString, alts: ref{178, 2}},
+	1212:/* FunctionCallOutputItem/properties/status/anyOf/1 */ {name: ref{52706, 48}, kind: kindScalar, mask: mNull},
+	1213:/* FunctionCallOutputItem/properties/type */ {name: ref{52754, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{501, 1}},
+	1214:/* FusionAnalysisResult/properties/blind_spots */ {name: ref{52792, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1215},
+	1215:/* FusionAnalysisResult/properties/blind_spots/items */ {name: ref{52835, 49}, kind: kindScalar, mask: mString},
+	1216:/* FusionAnalysisResult/properties/consensus */ {name: ref{52884, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1217},
+	1217:/* FusionAnalysisResult/properties/consensus/items */ {name: ref{52925, 47}, kind: kindScalar, mask: mString},
+	1218:/* FusionAnalysisResult/properties/contradictions */ {name: ref{52972, 46}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1219},
+	1219:/* FusionAnalysisResult/properties/contradictions/items */ {name: ref{53018, 52}, kind: kindObject, mask: mObject, props: ref{1842, 2}, nreq: 2},
+	1220:/* FusionAnalysisResult/properties/contradictions/items/properties/stances */ {name: ref{53082, 71}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1221},
+	1221:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items */ {name: ref{53153, 77}, kind: kindObject, mask: mObject, props: ref{1844, 2}, nreq: 2},
+	1222:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/model */ {name: ref{53236, 94}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1223:/* FusionAnalysisResult/properties/contradictions/items/properties/stances/items/properties/stance */ {name: ref{53330, 95}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1224:/* FusionAnalysisResult/properties/contradictions/items/properties/topic */ {name: ref{53425, 69}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1225:/* FusionAnalysisResult/properties/partial_coverage */ {name: ref{53494, 48}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1226},
+	1226:/* FusionAnalysisResult/properties/partial_coverage/items */ {name: ref{53542, 54}, kind: kindObject, mask: mObject, props: ref{1846, 2}, nreq: 2},
+	1227:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models */ {name: ref{53601, 72}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1228},
+	1228:/* FusionAnalysisResult/properties/partial_coverage/items/properties/models/items */ {name: ref{53673, 78}, kind: kindScalar, mask: mString},
+	1229:/* FusionAnalysisResult/properties/partial_coverage/items/properties/point */ {name: ref{53751, 71}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1230:/* FusionAnalysisResult/properties/unique_insights */ {name: ref{53822, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1231},
+	1231:/* FusionAnalysisResult/properties/unique_insights/items */ {name: ref{53869, 53}, kind: kindObject, mask: mObject, props: ref{1848, 2}, nreq: 2},
+	1232:/* FusionAnalysisResult/properties/unique_insights/items/properties/insight */ {name: ref{53929, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1233:/* FusionAnalysisResult/properties/unique_insights/items/properties/model */ {name: ref{54001, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1234:/* FusionCallAnalysisCompletedEvent/properties/analysis */ {name: ref{54071, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{180, 2}},
+	1235:/* FusionCallAnalysisCompletedEvent/properties/analysis/anyOf/1 */ {name: ref{54123, 60}, kind: kindScalar, mask: mNull},
+	1236:/* FusionCallAnalysisCompletedEvent/properties/item_id */ {name: ref{54183, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1237:/* FusionCallAnalysisCompletedEvent/properties/output_index */ {name: ref{54234, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1238:/* FusionCallAnalysisCompletedEvent/properties/sequence_number */ {name: ref{54290, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1239:/* FusionCallAnalysisCompletedEvent/properties/type */ {name: ref{54349, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{502, 1}},
+	1240:/* FusionCallAnalysisInProgressEvent/properties/analyst_model */ {name: ref{54397, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1241:/* FusionCallAnalysisInProgressEvent/properties/item_id */ {name: ref{54455, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1242:/* FusionCallAnalysisInProgressEvent/properties/judge_model */ {name: ref{54507, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1243:/* FusionCallAnalysisInProgressEvent/properties/output_index */ {name: ref{54563, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1244:/* FusionCallAnalysisInProgressEvent/properties/sequence_number */ {name: ref{54620, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1245:/* FusionCallAnalysisInProgressEvent/properties/type */ {name: ref{54680, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{503, 1}},
+	1246:/* FusionCallCompletedEvent/properties/item_id */ {name: ref{54729, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1247:/* FusionCallCompletedEvent/properties/output_index */ {name: ref{54772, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1248:/* FusionCallCompletedEvent/properties/sequence_number */ {name: ref{54820, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1249:/* FusionCallCompletedEvent/properties/type */ {name: ref{54871, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{504, 1}},
+	1250:/* FusionCallInProgressEvent/properties/item_id */ {name: ref{54911, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1251:/* FusionCallInProgressEvent/properties/output_index */ {name: ref{54955, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1252:/* FusionCallInProgressEvent/properties/sequence_number */ {name: ref{55004, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1253:/* FusionCallInProgressEvent/properties/type */ {name: ref{55056, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{505, 1}},
+	1254:/* FusionCallPanelAddedEvent/properties/item_id */ {name: ref{55097, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1255:/* FusionCallPanelAddedEvent/properties/model */ {name: ref{55141, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1256:/* FusionCallPanelAddedEvent/properties/output_index */ {name: ref{55183, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1257:/* FusionCallPanelAddedEvent/properties/sequence_number */ {name: ref{55232, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1258:/* FusionCallPanelAddedEvent/properties/type */ {name: ref{55284, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{506, 1}},
+	1259:/* FusionCallPanelCompletedEvent/properties/content */ {name: ref{55325, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1260:/* FusionCallPanelCompletedEvent/properties/item_id */ {name: ref{55373, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1261:/* FusionCallPanelCompletedEvent/properties/model */ {name: ref{55421, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1262:/* FusionCallPanelCompletedEvent/properties/output_index */ {name: ref{55467, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1263:/* FusionCallPanelCompletedEvent/properties/sequence_number */ {name: ref{55520, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1264:/* FusionCallPanelCompletedEvent/properties/type */ {name: ref{55576, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{507, 1}},
+	1265:/* FusionCallPanelDeltaEvent/properties/delta */ {name: ref{55621, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1266:/* FusionCallPanelDeltaEvent/properties/item_id */ {name: ref{55663, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1267:/* FusionCallPanelDeltaEvent/properties/model */ {name: ref{55707, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1268:/* FusionCallPanelDeltaEvent/properties/output_index */ {name: ref{55749, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1269:/* FusionCallPanelDeltaEvent/properties/sequence_number */ {name: ref{55798, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1270:/* FusionCallPanelDeltaEvent/properties/type */ {name: ref{55850, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{508, 1}},
+	1271:/* FusionCallPanelFailedEvent/properties/error */ {name: ref{55891, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1272:/* FusionCallPanelFailedEvent/properties/item_id */ {name: ref{55934, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1273:/* FusionCallPanelFailedEvent/properties/model */ {name: ref{55979, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1274:/* FusionCallPanelFailedEvent/properties/output_index */ {name: ref{56022, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1275:/* FusionCallPanelFailedEvent/properties/sequence_number */ {name: ref{56072, 53}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1276:/* FusionCallPanelFailedEvent/properties/status_code */ {name: ref{56125, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1277:/* FusionCallPanelFailedEvent/properties/type */ {name: ref{56174, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{509, 1}},
+	1278:/* FusionCallPanelReasoningDeltaEvent/properties/delta */ {name: ref{56216, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1279:/* FusionCallPanelReasoningDeltaEvent/properties/item_id */ {name: ref{56267, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1280:/* FusionCallPanelReasoningDeltaEvent/properties/model */ {name: ref{56320, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1281:/* FusionCallPanelReasoningDeltaEvent/properties/output_index */ {name: ref{56371, 58}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1282:/* FusionCallPanelReasoningDeltaEvent/properties/sequence_number */ {name: ref{56429, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1283:/* FusionCallPanelReasoningDeltaEvent/properties/type */ {name: ref{56490, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{510, 1}},
+	1284:/* FusionPlugin/properties/analysis_models */ {name: ref{56540, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1285},
+	1285:/* FusionPlugin/properties/analysis_models/items */ {name: ref{56579, 45}, kind: kindScalar, mask: mString},
+	1286:/* FusionPlugin/properties/enabled */ {name: ref{56624, 31}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1287:/* FusionPlugin/properties/id */ {name: ref{56655, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{511, 1}},
+	1288:/* FusionPlugin/properties/max_tool_calls */ {name: ref{56681, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1289:/* FusionPlugin/properties/model */ {name: ref{56719, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1290:/* FusionPlugin/properties/preset */ {name: ref{56748, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{512, 3}},
+	1291:/* FusionPlugin/properties/tools */ {name: ref{56816, 29}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1292},
+	1292:/* FusionPlugin/properties/tools/items */ {name: ref{56845, 35}, kind: kindObject, mask: mObject, props: ref{1850, 2}, nreq: 1},
+	1293:/* FusionPlugin/properties/tools/items/properties/parameters */ {name: ref{56880, 57}, kind: kindAny, mask: mAll},
+	1294:/* FusionPlugin/properties/tools/items/properties/type */ {name: ref{56937, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1295:/* FusionServerToolConfig/properties/analysis_models */ {name: ref{56988, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1296},
+	1296:/* FusionServerToolConfig/properties/analysis_models/items */ {name: ref{57037, 55}, kind: kindScalar, mask: mString},
+	1297:/* FusionServerToolConfig/properties/cache_control */ {name: ref{57092, 47}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{182, 2}},
+	1298:/* FusionServerToolConfig/properties/cache_control/anyOf/1 */ {name: ref{57139, 55}, kind: kindScalar, mask: mNull},
+	1299:/* FusionServerToolConfig/properties/max_completion_tokens */ {name: ref{57194, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1300:/* FusionServerToolConfig/properties/max_tool_calls */ {name: ref{57249, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1301:/* FusionServerToolConfig/properties/model */ {name: ref{57297, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1302:/* FusionServerToolConfig/properties/reasoning */ {name: ref{57336, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1852, 2}, nonull: true},
+	1303:/* FusionServerToolConfig/properties/reasoning/properties/effort */ {name: ref{57379, 61}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{515, 7}},
+	1304:/* FusionServerToolConfig/properties/reasoning/properties/max_tokens */ {name: ref{57440, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1305:/* FusionServerToolConfig/properties/temperature */ {name: ref{57505, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1306:/* FusionServerToolConfig/properties/tools */ {name: ref{57550, 39}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1307},
+	1307:/* FusionServerToolConfig/properties/tools/items */ {name: ref{57589, 45}, kind: kindObject, mask: mObject, props: ref{1854, 2}, nreq: 1},
+	1308:/* FusionServerToolConfig/properties/tools/items/properties/parameters */ {name: ref{57634, 67}, kind: kindAny, mask: mAll},
+	1309:/* FusionServerToolConfig/properties/tools/items/properties/type */ {name: ref{57701, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1310:/* FusionServerTool_OpenRouter/properties/parameters */ {name: ref{57762, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{184, 2}},
+	1311:/* FusionServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{57811, 57}, kind: kindScalar, mask: mNull},
+	1312:/* FusionServerTool_OpenRouter/properties/type */ {name: ref{57868, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{522, 1}},
+	1313:/* FusionSource/properties/title */ {name: ref{57911, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1314:/* FusionSource/properties/url */ {name: ref{57940, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1315:/* OpenAIResponsesImageGenCallCompleted/properties/item_id */ {name: ref{57967, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1316:/* OpenAIResponsesImageGenCallCompleted/properties/output_index */ {name: ref{58022, 60}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1317:/* OpenAIResponsesImageGenCallCompleted/properties/sequence_number */ {name: ref{58082, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1318:/* OpenAIResponsesImageGenCallCompleted/properties/type */ {name: ref{58145, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{523, 1}},
+	1319:/* OpenAIResponsesImageGenCallGenerating/properties/item_id */ {name: ref{58197, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1320:/* OpenAIResponsesImageGenCallGenerating/properties/output_index */ {name: ref{58253, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1321:/* OpenAIResponsesImageGenCallGenerating/properties/sequence_number */ {name: ref{58314, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1322:/* OpenAIResponsesImageGenCallGenerating/properties/type */ {name: ref{58378, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{524, 1}},
+	1323:/* OpenAIResponsesImageGenCallInProgress/properties/item_id */ {name: ref{58431, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1324:/* OpenAIResponsesImageGenCallInProgress/properties/output_index */ {name: ref{58487, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1325:/* OpenAIResponsesImageGenCallInProgress/properties/sequence_number */ {name: ref{58548, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1326:/* OpenAIResponsesImageGenCallInProgress/properties/type */ {name: ref{58612, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{525, 1}},
+	1327:/* OpenAIResponsesImageGenCallPartialImage/properties/item_id */ {name: ref{58665, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1328:/* OpenAIResponsesImageGenCallPartialImage/properties/output_index */ {name: ref{58723, 63}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1329:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_b64 */ {name: ref{58786, 68}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1330:/* OpenAIResponsesImageGenCallPartialImage/properties/partial_image_index */ {name: ref{58854, 70}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1331:/* OpenAIResponsesImageGenCallPartialImage/properties/sequence_number */ {name: ref{58924, 66}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1332:/* OpenAIResponsesImageGenCallPartialImage/properties/type */ {name: ref{58990, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{526, 1}},
+	1333:/* ImageGenerationServerTool/properties/background */ {name: ref{59045, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{527, 3}},
+	1334:/* ImageGenerationServerTool/properties/input_fidelity */ {name: ref{59109, 51}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{530, 2}},
+	1335:/* ImageGenerationServerTool/properties/input_image_mask */ {name: ref{59160, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1856, 2}, nonull: true},
+	1336:/* ImageGenerationServerTool/properties/input_image_mask/properties/file_id */ {name: ref{59213, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1337:/* ImageGenerationServerTool/properties/input_image_mask/properties/image_url */ {name: ref{59285, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1338:/* ImageGenerationServerTool/properties/model */ {name: ref{59359, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1339:/* ImageGenerationServerTool/properties/moderation */ {name: ref{59401, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{532, 2}},
+	1340:/* ImageGenerationServerTool/properties/output_compression */ {name: ref{59448, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1341:/* ImageGenerationServerTool/properties/output_format */ {name: ref{59503, 50}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{534, 3}},
+	1342:/* ImageGenerationServerTool/properties/partial_images */ {name: ref{59564, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1343:/* ImageGenerationServerTool/properties/quality */ {name: ref{59615, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{537, 4}},
+	1344:/* ImageGenerationServerTool/properties/size */ {name: ref{59659, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1345:/* ImageGenerationServerTool/properties/type */ {name: ref{59700, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{541, 1}},
+	1346:/* ImageGenerationServerToolConfig/properties/model */ {name: ref{59741, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1347:/* ImageGenerationServerTool_OpenRouter/properties/parameters */ {name: ref{59789, 58}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{186, 2}},
+	1348:/* ImageGenerationServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{59847, 66}, kind: kindScalar, mask: mNull},
+	1349:/* ImageGenerationServerTool_OpenRouter/properties/type */ {name: ref{59913, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{542, 1}},
+	1350:/* InProgressEvent/properties/response */ {name: ref{59965, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{188, 2}},
+	1351:/* InProgressEvent/properties/response/anyOf/1 */ {name: ref{60000, 43}, kind: kindScalar, mask: mNull},
+	1352:/* InProgressEvent/properties/sequence_number */ {name: ref{60043, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1353:/* InProgressEvent/properties/type */ {name: ref{60085, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{543, 1}},
+	1354:/* IncompleteDetails/properties/reason */ {name: ref{60116, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{544, 2}},
+	1355:/* IncompleteEvent/properties/response */ {name: ref{60151, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{190, 2}},
+	1356:/* IncompleteEvent/properties/response/anyOf/1 */ {name: ref{60186, 43}, kind: kindScalar, mask: mNull},
+	1357:/* IncompleteEvent/properties/sequence_number */ {name: ref{60229, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1358:/* IncompleteEvent/properties/type */ {name: ref{60271, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{546, 1}},
+	1359:/* InputAudio/properties/input_audio */ {name: ref{60302, 33}, kind: kindObject, mask: mNull | mObject, props: ref{1858, 2}, nonull: true, nreq: 2},
+	1360:/* InputAudio/properties/input_audio/properties/data */ {name: ref{60335, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1361:/* InputAudio/properties/input_audio/properties/format */ {name: ref{60384, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{547, 2}},
+	1362:/* InputAudio/properties/type */ {name: ref{60441, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{549, 1}},
+	1363:/* InputFile/properties/file_data */ {name: ref{60467, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1364:/* InputFile/properties/file_id */ {name: ref{60497, 28}, kind: kindScalar, mask: mNull | mString},
+	1365:/* InputFile/properties/file_url */ {name: ref{60525, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1366:/* InputFile/properties/filename */ {name: ref{60554, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1367:/* InputFile/properties/type */ {name: ref{60583, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{550, 1}},
+	1368:/* InputMessageItem/properties/content */ {name: ref{60608, 35}, kind: kindArray, mask: mArray | mNull, items: 1369},
+	1369:/* InputMessageItem/properties/content/items */ {name: ref{60643, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{292, 5}},
+	1370:/* InputMessageItem/properties/id */ {name: ref{60684, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1371:/* InputMessageItem/properties/role */ {name: ref{60714, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{551, 3}},
+	1372:/* InputMessageItem/properties/type */ {name: ref{60746, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{554, 1}},
+	1373:/* InputText/properties/text */ {name: ref{60778, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1374:/* InputText/properties/type */ {name: ref{60803, 25}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{555, 1}},
+	1375:/* InputVideo/properties/type */ {name: ref{60828, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{556, 1}},
+	1376:/* InputVideo/properties/video_url */ {name: ref{60854, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1377:/* Inputs/anyOf/0 */ {name: ref{60885, 14}, kind: kindScalar, mask: mString},
+	1378:/* Inputs/anyOf/1 */ {name: ref{60899, 14}, kind: kindArray, mask: mArray, items: 209},
+	1379:/* InputsCustomToolCall/properties/call_id */ {name: ref{60913, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1380:/* InputsCustomToolCall/properties/id */ {name: ref{60952, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1381:/* InputsCustomToolCall/properties/input */ {name: ref{60986, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1382:/* InputsCustomToolCall/properties/name */ {name: ref{61023, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1383:/* InputsCustomToolCall/properties/namespace */ {name: ref{61059, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1384:/* InputsCustomToolCall/properties/status */ {name: ref{61100, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{192, 2}},
+	1385:/* InputsCustomToolCall/properties/status/anyOf/1 */ {name: ref{61138, 46}, kind: kindScalar, mask: mNull},
+	1386:/* InputsCustomToolCall/properties/type */ {name: ref{61184, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{557, 1}},
+	1387:/* InputsFunctionCall/properties/arguments */ {name: ref{61220, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1388:/* InputsFunctionCall/properties/call_id */ {name: ref{61259, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1389:/* InputsFunctionCall/properties/id */ {name: ref{61296, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1390:/* InputsFunctionCall/properties/name */ {name: ref{61328, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1391:/* InputsFunctionCall/properties/namespace */ {name: ref{61362, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1392:/* InputsFunctionCall/properties/status */ {name: ref{61401, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{558, 3}},
+	1393:/* InputsFunctionCall/properties/subagent_id */ {name: ref{61437, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1394:/* InputsFunctionCall/properties/subagent_items */ {name: ref{61478, 44}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1395},
+	1395:/* InputsFunctionCall/properties/subagent_items/items */ {name: ref{61522, 50}, kind: kindObject, mask: mObject, props: ref{1860, 1}, nreq: 1},
+	1396:/* InputsFunctionCall/properties/subagent_items/items/properties/type */ {name: ref{61572, 66}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1397:/* InputsFunctionCall/properties/type */ {name: ref{61638, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{561, 1}},
+	1398:/* InputsMessage/properties/content */ {name: ref{61672, 32}, kind: kindAlts, mask: mArray | mNull | mString, alts: ref{194, 3}},
+	1399:/* InputsMessage/properties/content/anyOf/0 */ {name: ref{61704, 40}, kind: kindScalar, mask: mString},
+	1400:/* InputsMessage/properties/content/anyOf/1 */ {name: ref{61744, 40}, kind: kindArray, mask: mArray, items: 1401},
+	1401:/* InputsMessage/properties/content/anyOf/1/items */ {name: ref{61784, 46}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{297, 7}},
+	1402:/* InputsMessage/properties/content/anyOf/2 */ {name: ref{61830, 40}, kind: kindScalar, mask: mNull},
+	1403:/* InputsMessage/properties/id */ {name: ref{61870, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1404:/* InputsMessage/properties/phase */ {name: ref{61897, 30}, kind: kindAlts, mask: mNull | mString, alts: ref{197, 2}},
+	1405:/* InputsMessage/properties/phase/anyOf/0 */ {name: ref{61927, 38}, kind: kindScalar, mask: mString, enum: true, values: ref{562, 2}},
+	1406:/* InputsMessage/properties/phase/anyOf/1 */ {name: ref{61965, 38}, kind: kindScalar, mask: mNull},
+	1407:/* InputsMessage/properties/role */ {name: ref{62003, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{564, 4}},
+	1408:/* InputsMessage/properties/type */ {name: ref{62032, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{568, 1}},
+	1409:/* InputsReasoning/properties/content */ {name: ref{62061, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{199, 2}},
+	1410:/* InputsReasoning/properties/content/anyOf/0 */ {name: ref{62095, 42}, kind: kindArray, mask: mArray, items: 359},
+	1411:/* InputsReasoning/properties/content/anyOf/1 */ {name: ref{62137, 42}, kind: kindScalar, mask: mNull},
+	1412:/* InputsReasoning/properties/encrypted_content */ {name: ref{62179, 44}, kind: kindScalar, mask: mNull | mString},
+	1413:/* InputsReasoning/properties/id */ {name: ref{62223, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1414:/* InputsReasoning/properties/signature */ {name: ref{62252, 36}, kind: kindAlts, mask: mNull | mString, alts: ref{201, 2}},
+	1415:/* InputsReasoning/properties/signature/anyOf/0 */ {name: ref{62288, 44}, kind: kindScalar, mask: mString},
+	1416:/* InputsReasoning/properties/signature/anyOf/1 */ {name: ref{62332, 44}, kind: kindScalar, mask: mNull},
+	1417:/* InputsReasoning/properties/status */ {name: ref{62376, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{569, 3}},
+	1418:/* InputsReasoning/properties/summary */ {name: ref{62409, 34}, kind: kindAlts, mask: mArray | mNull, alts: ref{203, 2}},
+	1419:/* InputsReasoning/properties/summary/anyOf/0 */ {name: ref{62443, 42}, kind: kindArray, mask: mArray, items: 355},
+	1420:/* InputsReasoning/properties/summary/anyOf/1 */ {name: ref{62485, 42}, kind: kindScalar, mask: mNull},
+	1421:/* InputsReasoning/properties/type */ {name: ref{62527, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{572, 1}},
+	1422:/* InternalServerResponse/properties/error */ {name: ref{62558, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{205, 2}},
+	1423:/* InternalServerResponse/properties/error/anyOf/1 */ {name: ref{62597, 47}, kind: kindScalar, mask: mNull},
+	1424:/* InternalServerResponse/properties/openrouter_metadata */ {name: ref{62644, 53}, kind: kindAny, mask: mAll},
+	1425:/* InternalServerResponse/properties/user_id */ {name: ref{62697, 41}, kind: kindScalar, mask: mNull | mString},
+	1426:/* InternalServerResponseErrorData/properties/code */ {name: ref{62738, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1427:/* InternalServerResponseErrorData/properties/message */ {name: ref{62785, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1428:/* InternalServerResponseErrorData/properties/metadata */ {name: ref{62835, 51}, kind: kindAny, mask: mAll},
+	1429:/* ItemReferenceItem/properties/id */ {name: ref{62886, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1430:/* ItemReferenceItem/properties/type */ {name: ref{62917, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{573, 1}},
+	1431:/* Legacy_ChatContentVideo/properties/type */ {name: ref{62950, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{574, 1}},
+	1432:/* Legacy_ChatContentVideo/properties/video_url */ {name: ref{62989, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{207, 2}},
+	1433:/* Legacy_ChatContentVideo/properties/video_url/anyOf/1 */ {name: ref{63033, 52}, kind: kindScalar, mask: mNull},
+	1434:/* Legacy_ChatContentVideoInput/properties/url */ {name: ref{63085, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1435:/* Legacy_WebSearchServerTool/properties/engine */ {name: ref{63128, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{209, 2}},
+	1436:/* Legacy_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{63172, 52}, kind: kindScalar, mask: mNull},
+	1437:/* Legacy_WebSearchServerTool/properties/max_results */ {name: ref{63224, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1438:/* Legacy_WebSearchServerTool/properties/max_uses */ {name: ref{63273, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1439:/* Legacy_WebSearchServerTool/properties/mode */ {name: ref{63319, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{211, 2}},
+	1440:/* Legacy_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{63361, 50}, kind: kindScalar, mask: mNull},
+	1441:/* Legacy_WebSearchServerTool/properties/search_context_size */ {name: ref{63411, 57}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{213, 2}},
+	1442:/* Legacy_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{63468, 65}, kind: kindScalar, mask: mNull},
+	1443:/* Legacy_WebSearchServerTool/properties/type */ {name: ref{63533, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{575, 1}},
+	1444:/* LocalShellCallItem/properties/action */ {name: ref{63575, 36}, kind: kindObject, mask: mNull | mObject, props: ref{1861, 6}, nonull: true, nreq: 3},
+	1445:/* LocalShellCallItem/properties/action/properties/command */ {name: ref{63641, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1446},
+	1446:/* LocalShellCallItem/properties/action/properties/command/items */ {name: ref{63696, 61}, kind: kindScalar, mask: mString},
+	1447:/* LocalShellCallItem/properties/action/properties/env */ {name: ref{63757, 51}, kind: kindAny, mask: mAll},
+	1448:/* LocalShellCallItem/properties/action/properties/timeout_ms */ {name: ref{63808, 58}, kind: kindScalar, mask: mInteger | mNull},
+	1449:/* LocalShellCallItem/properties/action/properties/type */ {name: ref{63866, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{576, 1}},
+	1450:/* LocalShellCallItem/properties/action/properties/user */ {name: ref{63922, 52}, kind: kindScalar, mask: mNull | mString},
+	1451:/* LocalShellCallItem/properties/action/properties/working_directory */ {name: ref{63974, 65}, kind: kindScalar, mask: mNull | mString},
+	1452:/* LocalShellCallItem/properties/call_id */ {name: ref{64039, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1453:/* LocalShellCallItem/properties/id */ {name: ref{64076, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1454:/* LocalShellCallItem/properties/status */ {name: ref{64108, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{215, 2}},
+	1455:/* LocalShellCallItem/properties/status/anyOf/1 */ {name: ref{64144, 44}, kind: kindScalar, mask: mNull},
+	1456:/* LocalShellCallItem/properties/type */ {name: ref{64188, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{577, 1}},
+	1457:/* LocalShellCallOutputItem/properties/id */ {name: ref{64222, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1458:/* LocalShellCallOutputItem/properties/output */ {name: ref{64260, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1459:/* LocalShellCallOutputItem/properties/status */ {name: ref{64302, 42}, kind: kindAlts, mask: mNull | mString, alts: ref{217, 2}},
+	1460:/* LocalShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{64344, 50}, kind: kindScalar, mask: mNull},
+	1461:/* LocalShellCallOutputItem/properties/type */ {name: ref{64394, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{578, 1}},
+	1462:/* McpApprovalRequestItem/properties/arguments */ {name: ref{64434, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1463:/* McpApprovalRequestItem/properties/id */ {name: ref{64477, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1464:/* McpApprovalRequestItem/properties/name */ {name: ref{64513, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1465:/* McpApprovalRequestItem/properties/server_label */ {name: ref{64551, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1466:/* McpApprovalRequestItem/properties/type */ {name: ref{64597, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{579, 1}},
+	1467:/* McpApprovalResponseItem/properties/approval_request_id */ {name: ref{64635, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1468:/* McpApprovalResponseItem/properties/approve */ {name: ref{64689, 42}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1469:/* McpApprovalResponseItem/properties/id */ {name: ref{64731, 37}, kind: kindScalar, mask: mNull | mString},
+	1470:/* McpApprovalResponseItem/properties/reason */ {name: ref{64768, 41}, kind: kindScalar, mask: mNull | mString},
+	1471:/* McpApprovalResponseItem/properties/type */ {name: ref{64809, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{580, 1}},
+	1472:/* McpCallItem/properties/arguments */ {name: ref{64848, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1473:/* McpCallItem/properties/error */ {name: ref{64880, 28}, kind: kindScalar, mask: mNull | mString},
+	1474:/* McpCallItem/properties/id */ {name: ref{64908, 25}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1475:/* McpCallItem/properties/name */ {name: ref{64933, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1476:/* McpCallItem/properties/output */ {name: ref{64960, 29}, kind: kindScalar, mask: mNull | mString},
+	1477:/* McpCallItem/properties/server_label */ {name: ref{64989, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1478:/* McpCallItem/properties/type */ {name: ref{65024, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{581, 1}},
+	1479:/* McpListToolsItem/properties/error */ {name: ref{65051, 33}, kind: kindScalar, mask: mNull | mString},
+	1480:/* McpListToolsItem/properties/id */ {name: ref{65084, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1481:/* McpListToolsItem/properties/server_label */ {name: ref{65114, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1482:/* McpListToolsItem/properties/tools */ {name: ref{65154, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1483},
+	1483:/* McpListToolsItem/properties/tools/items */ {name: ref{65187, 39}, kind: kindObject, mask: mObject, props: ref{1867, 4}, nreq: 2},
+	1484:/* McpListToolsItem/properties/tools/items/properties/annotations */ {name: ref{65238, 62}, kind: kindAny, mask: mAll},
+	1485:/* McpListToolsItem/properties/tools/items/properties/description */ {name: ref{65300, 62}, kind: kindScalar, mask: mNull | mString},
+	1486:/* McpListToolsItem/properties/tools/items/properties/input_schema */ {name: ref{65362, 63}, kind: kindAny, mask: mAll},
+	1487:/* McpListToolsItem/properties/tools/items/properties/name */ {name: ref{65425, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1488:/* McpListToolsItem/properties/type */ {name: ref{65480, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{582, 1}},
+	1489:/* McpServerTool/properties/allowed_tools */ {name: ref{65512, 38}, kind: kindAlts, mask: mArray | mNull | mObject, alts: ref{219, 3}},
+	1490:/* McpServerTool/properties/allowed_tools/anyOf/0 */ {name: ref{65550, 46}, kind: kindArray, mask: mArray, items: 1491},
+	1491:/* McpServerTool/properties/allowed_tools/anyOf/0/items */ {name: ref{65596, 52}, kind: kindScalar, mask: mString},
+	1492:/* McpServerTool/properties/allowed_tools/anyOf/1 */ {name: ref{65648, 46}, kind: kindObject, mask: mObject, props: ref{1871, 2}},
+	1493:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/read_only */ {name: ref{65713, 67}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1494:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names */ {name: ref{65780, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1495},
+	1495:/* McpServerTool/properties/allowed_tools/anyOf/1/properties/tool_names/items */ {name: ref{65848, 74}, kind: kindScalar, mask: mString},
+	1496:/* McpServerTool/properties/allowed_tools/anyOf/2 */ {name: ref{65922, 46}, kind: kindScalar, mask: mNull},
+	1497:/* McpServerTool/properties/authorization */ {name: ref{65968, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1498:/* McpServerTool/properties/connector_id */ {name: ref{66006, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{583, 8}},
+	1499:/* McpServerTool/properties/headers */ {name: ref{66211, 32}, kind: kindAny, mask: mAll},
+	1500:/* McpServerTool/properties/require_approval */ {name: ref{66243, 41}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{222, 3}},
+	1501:/* McpServerTool/properties/require_approval/anyOf/0 */ {name: ref{66284, 49}, kind: kindScalar, mask: mString, enum: true, values: ref{591, 2}},
+	1502:/* McpServerTool/properties/require_approval/anyOf/1 */ {name: ref{66344, 49}, kind: kindObject, mask: mObject, props: ref{1873, 2}},
+	1503:/* McpServerTool/properties/require_approval/anyOf/1/properties/always */ {name: ref{66393, 67}, kind: kindObject, mask: mNull | mObject, props: ref{1875, 1}, nonull: true},
+	1504:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names */ {name: ref{66460, 89}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1505},
+	1505:/* McpServerTool/properties/require_approval/anyOf/1/properties/always/properties/tool_names/items */ {name: ref{66549, 95}, kind: kindScalar, mask: mString},
+	1506:/* McpServerTool/properties/require_approval/anyOf/1/properties/never */ {name: ref{66644, 66}, kind: kindObject, mask: mNull | mObject, props: ref{1876, 1}, nonull: true},
+	1507:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names */ {name: ref{66710, 88}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1508},
+	1508:/* McpServerTool/properties/require_approval/anyOf/1/properties/never/properties/tool_names/items */ {name: ref{66798, 94}, kind: kindScalar, mask: mString},
+	1509:/* McpServerTool/properties/require_approval/anyOf/2 */ {name: ref{66892, 49}, kind: kindScalar, mask: mNull},
+	1510:/* McpServerTool/properties/server_description */ {name: ref{66941, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1511:/* McpServerTool/properties/server_label */ {name: ref{66984, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1512:/* McpServerTool/properties/server_url */ {name: ref{67021, 35}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1513:/* McpServerTool/properties/type */ {name: ref{67056, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{593, 1}},
+	1514:/* ModerationPlugin/properties/id */ {name: ref{67085, 30}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{594, 1}},
+	1515:/* NamespaceFunctionTool/properties/allowed_callers */ {name: ref{67115, 48}, kind: kindArray, mask: mArray | mNull, items: 1516},
+	1516:/* NamespaceFunctionTool/properties/allowed_callers/items */ {name: ref{67163, 54}, kind: kindScalar, mask: mString, enum: true, values: ref{595, 2}},
+	1517:/* NamespaceFunctionTool/properties/defer_loading */ {name: ref{67229, 46}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1518:/* NamespaceFunctionTool/properties/description */ {name: ref{67275, 44}, kind: kindScalar, mask: mNull | mString},
+	1519:/* NamespaceFunctionTool/properties/name */ {name: ref{67319, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1520:/* NamespaceFunctionTool/properties/output_schema */ {name: ref{67356, 46}, kind: kindAny, mask: mAll},
+	1521:/* NamespaceFunctionTool/properties/parameters */ {name: ref{67402, 43}, kind: kindAny, mask: mAll},
+	1522:/* NamespaceFunctionTool/properties/strict */ {name: ref{67445, 39}, kind: kindScalar, mask: mBool | mNull},
+	1523:/* NamespaceFunctionTool/properties/type */ {name: ref{67484, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{597, 1}},
+	1524:/* NamespaceTool/properties/description */ {name: ref{67521, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1525:/* NamespaceTool/properties/name */ {name: ref{67557, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1526:/* NamespaceTool/properties/tools */ {name: ref{67586, 30}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1527},
+	1527:/* NamespaceTool/properties/tools/items */ {name: ref{67616, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{304, 2}},
+	1528:/* NamespaceTool/properties/type */ {name: ref{67652, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{598, 1}},
+	1529:/* NotFoundResponse/properties/error */ {name: ref{67681, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{225, 2}},
+	1530:/* NotFoundResponse/properties/error/anyOf/1 */ {name: ref{67714, 41}, kind: kindScalar, mask: mNull},
+	1531:/* NotFoundResponse/properties/openrouter_metadata */ {name: ref{67755, 47}, kind: kindAny, mask: mAll},
+	1532:/* NotFoundResponse/properties/user_id */ {name: ref{67802, 35}, kind: kindScalar, mask: mNull | mString},
+	1533:/* NotFoundResponseErrorData/properties/code */ {name: ref{67837, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1534:/* NotFoundResponseErrorData/properties/message */ {name: ref{67878, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1535:/* NotFoundResponseErrorData/properties/metadata */ {name: ref{67922, 45}, kind: kindAny, mask: mAll},
+	1536:/* OpenAIResponseCustomToolCallOutput/properties/output */ {name: ref{67967, 52}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{227, 3}},
+	1537:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/0 */ {name: ref{68019, 60}, kind: kindScalar, mask: mString},
+	1538:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1 */ {name: ref{68079, 60}, kind: kindArray, mask: mArray, items: 1539},
+	1539:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68139, 66}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{306, 3}},
+	1540:/* OpenAIResponseCustomToolCallOutput/properties/output/anyOf/2 */ {name: ref{68205, 60}, kind: kindScalar, mask: mNull},
+	1541:/* OpenAIResponseFunctionToolCallOutput/properties/output */ {name: ref{68265, 54}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{230, 3}},
+	1542:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/0 */ {name: ref{68319, 62}, kind: kindScalar, mask: mString},
+	1543:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1 */ {name: ref{68381, 62}, kind: kindArray, mask: mArray, items: 1544},
+	1544:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/1/items */ {name: ref{68443, 68}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{309, 3}},
+	1545:/* OpenAIResponseFunctionToolCallOutput/properties/output/anyOf/2 */ {name: ref{68511, 62}, kind: kindScalar, mask: mNull},
+	1546:/* OpenAIResponseInputMessageItem/properties/content */ {name: ref{68573, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1547},
+	1547:/* OpenAIResponseInputMessageItem/properties/content/items */ {name: ref{68622, 55}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{312, 4}},
+	1548:/* OpenAIResponseInputMessageItem/properties/id */ {name: ref{68677, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1549:/* OpenAIResponseInputMessageItem/properties/role */ {name: ref{68721, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{599, 3}},
+	1550:/* OpenAIResponseInputMessageItem/properties/type */ {name: ref{68767, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{602, 1}},
+	1551:/* OpenAIResponsesRefusalContent/properties/refusal */ {name: ref{68813, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1552:/* OpenAIResponsesRefusalContent/properties/type */ {name: ref{68861, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{603, 1}},
+	1553:/* OpenAIResponsesSearchCompleted/properties/item_id */ {name: ref{68906, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1554:/* OpenAIResponsesSearchCompleted/properties/output_index */ {name: ref{68955, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1555:/* OpenAIResponsesSearchCompleted/properties/sequence_number */ {name: ref{69009, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1556:/* OpenAIResponsesSearchCompleted/properties/type */ {name: ref{69066, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{604, 1}},
+	1557:/* OpenAIResponsesToolChoice/oneOf/0 */ {name: ref{69112, 33}, kind: kindScalar, mask: mString, enum: true, values: ref{605, 3}},
+	1558:/* OpenAIResponsesToolChoice/oneOf/1 */ {name: ref{69145, 33}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{316, 6}},
+	1559:/* OpenAIResponsesToolChoiceApplyPatch/properties/type */ {name: ref{69178, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{608, 1}},
+	1560:/* OpenAIResponsesToolChoiceFunction/properties/name */ {name: ref{69229, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1561:/* OpenAIResponsesToolChoiceFunction/properties/type */ {name: ref{69278, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{609, 1}},
+	1562:/* OpenAIResponsesToolChoiceShell/properties/type */ {name: ref{69327, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{610, 1}},
+	1563:/* OpenAIResponsesToolChoiceWebSearchPreview20250311/properties/type */ {name: ref{69373, 65}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{611, 2}},
+	1564:/* OpenAIResponsesUsage/properties/input_tokens */ {name: ref{69438, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1565:/* OpenAIResponsesUsage/properties/input_tokens_details */ {name: ref{69482, 52}, kind: kindObject, mask: mNull | mObject, props: ref{1877, 2}, nonull: true, nreq: 1},
+	1566:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cache_write_tokens */ {name: ref{69534, 82}, kind: kindScalar, mask: mInteger | mNull},
+	1567:/* OpenAIResponsesUsage/properties/input_tokens_details/properties/cached_tokens */ {name: ref{69616, 77}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1568:/* OpenAIResponsesUsage/properties/output_tokens */ {name: ref{69693, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1569:/* OpenAIResponsesUsage/properties/output_tokens_details */ {name: ref{69738, 53}, kind: kindObject, mask: mNull | mObject, props: ref{1879, 1}, nonull: true, nreq: 1},
+	1570:/* OpenAIResponsesUsage/properties/output_tokens_details/properties/reasoning_tokens */ {name: ref{69791, 81}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1571:/* OpenAIResponsesUsage/properties/total_tokens */ {name: ref{69872, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1572:/* OpenAIResponsesWebSearchCallInProgress/properties/item_id */ {name: ref{69916, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1573:/* OpenAIResponsesWebSearchCallInProgress/properties/output_index */ {name: ref{69973, 62}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1574:/* OpenAIResponsesWebSearchCallInProgress/properties/sequence_number */ {name: ref{70035, 65}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1575:/* OpenAIResponsesWebSearchCallInProgress/properties/type */ {name: ref{70100, 54}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{613, 1}},
+	1576:/* OpenAIResponsesWebSearchCallSearching/properties/item_id */ {name: ref{70154, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1577:/* OpenAIResponsesWebSearchCallSearching/properties/output_index */ {name: ref{70210, 61}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1578:/* OpenAIResponsesWebSearchCallSearching/properties/sequence_number */ {name: ref{70271, 64}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1579:/* OpenAIResponsesWebSearchCallSearching/properties/type */ {name: ref{70335, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{614, 1}},
+	1580:/* OpenResponsesCreatedEvent/properties/response */ {name: ref{70388, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{233, 2}},
+	1581:/* OpenResponsesCreatedEvent/properties/response/anyOf/1 */ {name: ref{70433, 53}, kind: kindScalar, mask: mNull},
+	1582:/* OpenResponsesInProgressEvent/properties/response */ {name: ref{70486, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{235, 2}},
+	1583:/* OpenResponsesInProgressEvent/properties/response/anyOf/1 */ {name: ref{70534, 56}, kind: kindScalar, mask: mNull},
+	1584:/* OpenResponsesLogProbs/properties/bytes */ {name: ref{70590, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1585},
+	1585:/* OpenResponsesLogProbs/properties/bytes/items */ {name: ref{70628, 44}, kind: kindScalar, mask: mInteger},
+	1586:/* OpenResponsesLogProbs/properties/logprob */ {name: ref{70672, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1587:/* OpenResponsesLogProbs/properties/token */ {name: ref{70712, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1588:/* OpenResponsesLogProbs/properties/top_logprobs */ {name: ref{70750, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 263},
+	1589:/* OpenResponsesResult/properties/error_type */ {name: ref{70795, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{237, 2}},
+	1590:/* OpenResponsesResult/properties/error_type/anyOf/1 */ {name: ref{70836, 49}, kind: kindScalar, mask: mNull},
+	1591:/* OpenResponsesResult/properties/openrouter_metadata */ {name: ref{70885, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{239, 2}},
+	1592:/* OpenResponsesResult/properties/openrouter_metadata/anyOf/1 */ {name: ref{70935, 58}, kind: kindScalar, mask: mNull},
+	1593:/* OpenResponsesResult/properties/output */ {name: ref{70993, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 296},
+	1594:/* OpenResponsesResult/properties/service_tier */ {name: ref{71030, 43}, kind: kindScalar, mask: mNull | mString},
+	1595:/* OpenResponsesResult/properties/status */ {name: ref{71073, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{241, 2}},
+	1596:/* OpenResponsesResult/properties/status/anyOf/1 */ {name: ref{71110, 45}, kind: kindScalar, mask: mNull},
+	1597:/* OpenResponsesResult/properties/text */ {name: ref{71155, 35}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{243, 2}},
+	1598:/* OpenResponsesResult/properties/text/anyOf/1 */ {name: ref{71190, 43}, kind: kindScalar, mask: mNull},
+	1599:/* OpenResponsesResult/properties/tool_choice */ {name: ref{71233, 42}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{245, 2}},
+	1600:/* OpenResponsesResult/properties/tool_choice/anyOf/1 */ {name: ref{71275, 50}, kind: kindScalar, mask: mNull},
+	1601:/* OpenResponsesTopLogprobs/properties/bytes */ {name: ref{71325, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1602},
+	1602:/* OpenResponsesTopLogprobs/properties/bytes/items */ {name: ref{71366, 47}, kind: kindScalar, mask: mInteger},
+	1603:/* OpenResponsesTopLogprobs/properties/logprob */ {name: ref{71413, 43}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1604:/* OpenResponsesTopLogprobs/properties/token */ {name: ref{71456, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1605:/* OpenRouterMetadata/properties/attempt */ {name: ref{71497, 37}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1606:/* OpenRouterMetadata/properties/attempts */ {name: ref{71534, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 372},
+	1607:/* OpenRouterMetadata/properties/endpoints */ {name: ref{71572, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{247, 2}},
+	1608:/* OpenRouterMetadata/properties/endpoints/anyOf/1 */ {name: ref{71611, 47}, kind: kindScalar, mask: mNull},
+	1609:/* OpenRouterMetadata/properties/is_byok */ {name: ref{71658, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1610:/* OpenRouterMetadata/properties/params */ {name: ref{71695, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{249, 2}},
+	1611:/* OpenRouterMetadata/properties/params/anyOf/1 */ {name: ref{71731, 44}, kind: kindScalar, mask: mNull},
+	1612:/* OpenRouterMetadata/properties/pipeline */ {name: ref{71775, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 322},
+	1613:/* OpenRouterMetadata/properties/region */ {name: ref{71813, 36}, kind: kindScalar, mask: mNull | mString},
+	1614:/* OpenRouterMetadata/properties/requested */ {name: ref{71849, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1615:/* OpenRouterMetadata/properties/strategy */ {name: ref{71888, 38}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{251, 2}},
+	1616:/* OpenRouterMetadata/properties/strategy/anyOf/1 */ {name: ref{71926, 46}, kind: kindScalar, mask: mNull},
+	1617:/* OpenRouterMetadata/properties/summary */ {name: ref{71972, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1618:/* OpenRouterWebSearchServerTool/properties/parameters */ {name: ref{72009, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{253, 2}},
+	1619:/* OpenRouterWebSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{72060, 59}, kind: kindScalar, mask: mNull},
+	1620:/* OpenRouterWebSearchServerTool/properties/type */ {name: ref{72119, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{615, 1}},
+	1621:/* OutputAdvisorServerToolItem/properties/advice */ {name: ref{72164, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1622:/* OutputAdvisorServerToolItem/properties/error */ {name: ref{72209, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1623:/* OutputAdvisorServerToolItem/properties/id */ {name: ref{72253, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1624:/* OutputAdvisorServerToolItem/properties/instance_name */ {name: ref{72294, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1625:/* OutputAdvisorServerToolItem/properties/model */ {name: ref{72346, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1626:/* OutputAdvisorServerToolItem/properties/prompt */ {name: ref{72390, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1627:/* OutputAdvisorServerToolItem/properties/status */ {name: ref{72435, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{255, 2}},
+	1628:/* OutputAdvisorServerToolItem/properties/status/anyOf/1 */ {name: ref{72480, 53}, kind: kindScalar, mask: mNull},
+	1629:/* OutputAdvisorServerToolItem/properties/type */ {name: ref{72533, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{616, 1}},
+	1630:/* OutputApplyPatchCallItem/properties/call_id */ {name: ref{72576, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1631:/* OutputApplyPatchCallItem/properties/id */ {name: ref{72619, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1632:/* OutputApplyPatchCallItem/properties/operation */ {name: ref{72657, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{257, 2}},
+	1633:/* OutputApplyPatchCallItem/properties/operation/anyOf/1 */ {name: ref{72702, 53}, kind: kindScalar, mask: mNull},
+	1634:/* OutputApplyPatchCallItem/properties/status */ {name: ref{72755, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{259, 2}},
+	1635:/* OutputApplyPatchCallItem/properties/status/anyOf/1 */ {name: ref{72797, 50}, kind: kindScalar, mask: mNull},
+	1636:/* OutputApplyPatchCallItem/properties/type */ {name: ref{72847, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{617, 1}},
+	1637:/* OutputApplyPatchServerToolItem/properties/call_id */ {name: ref{72887, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1638:/* OutputApplyPatchServerToolItem/properties/id */ {name: ref{72936, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1639:/* OutputApplyPatchServerToolItem/properties/operation */ {name: ref{72980, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{261, 2}},
+	1640:/* OutputApplyPatchServerToolItem/properties/operation/anyOf/1 */ {name: ref{73031, 59}, kind: kindScalar, mask: mNull},
+	1641:/* OutputApplyPatchServerToolItem/properties/status */ {name: ref{73090, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{263, 2}},
+	1642:/* OutputApplyPatchServerToolItem/properties/status/anyOf/1 */ {name: ref{73138, 56}, kind: kindScalar, mask: mNull},
+	1643:/* OutputApplyPatchServerToolItem/properties/type */ {name: ref{73194, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{618, 1}},
+	1644:/* OutputBashServerToolItem/properties/arguments */ {name: ref{73240, 45}, kind: kindScalar, mask: mNull | mString},
+	1645:/* OutputBashServerToolItem/properties/call_id */ {name: ref{73285, 43}, kind: kindScalar, mask: mNull | mString},
+	1646:/* OutputBashServerToolItem/properties/command */ {name: ref{73328, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1647:/* OutputBashServerToolItem/properties/exitCode */ {name: ref{73371, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1648:/* OutputBashServerToolItem/properties/id */ {name: ref{73415, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1649:/* OutputBashServerToolItem/properties/status */ {name: ref{73453, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{265, 2}},
+	1650:/* OutputBashServerToolItem/properties/status/anyOf/1 */ {name: ref{73495, 50}, kind: kindScalar, mask: mNull},
+	1651:/* OutputBashServerToolItem/properties/stderr */ {name: ref{73545, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1652:/* OutputBashServerToolItem/properties/stdout */ {name: ref{73587, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1653:/* OutputBashServerToolItem/properties/type */ {name: ref{73629, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{619, 1}},
+	1654:/* OutputBrowserUseServerToolItem/properties/action */ {name: ref{73669, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1655:/* OutputBrowserUseServerToolItem/properties/id */ {name: ref{73717, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1656:/* OutputBrowserUseServerToolItem/properties/screenshotB64 */ {name: ref{73761, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1657:/* OutputBrowserUseServerToolItem/properties/status */ {name: ref{73816, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{267, 2}},
+	1658:/* OutputBrowserUseServerToolItem/properties/status/anyOf/1 */ {name: ref{73864, 56}, kind: kindScalar, mask: mNull},
+	1659:/* OutputBrowserUseServerToolItem/properties/type */ {name: ref{73920, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{620, 1}},
+	1660:/* OutputCodeInterpreterServerToolItem/properties/code */ {name: ref{73966, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1661:/* OutputCodeInterpreterServerToolItem/properties/exitCode */ {name: ref{74017, 55}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1662:/* OutputCodeInterpreterServerToolItem/properties/id */ {name: ref{74072, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1663:/* OutputCodeInterpreterServerToolItem/properties/language */ {name: ref{74121, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1664:/* OutputCodeInterpreterServerToolItem/properties/status */ {name: ref{74176, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{269, 2}},
+	1665:/* OutputCodeInterpreterServerToolItem/properties/status/anyOf/1 */ {name: ref{74229, 61}, kind: kindScalar, mask: mNull},
+	1666:/* OutputCodeInterpreterServerToolItem/properties/stderr */ {name: ref{74290, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1667:/* OutputCodeInterpreterServerToolItem/properties/stdout */ {name: ref{74343, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1668:/* OutputCodeInterpreterServerToolItem/properties/type */ {name: ref{74396, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{621, 1}},
+	1669:/* OutputComputerCallItem/properties/action */ {name: ref{74447, 40}, kind: kindAny, mask: mAll},
+	1670:/* OutputComputerCallItem/properties/call_id */ {name: ref{74487, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1671:/* OutputComputerCallItem/properties/id */ {name: ref{74528, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1672:/* OutputComputerCallItem/properties/pending_safety_checks */ {name: ref{74564, 55}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1673},
+	1673:/* OutputComputerCallItem/properties/pending_safety_checks/items */ {name: ref{74619, 61}, kind: kindObject, mask: mObject, props: ref{1880, 3}, nreq: 3},
+	1674:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/code */ {name: ref{74680, 77}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1675:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/id */ {name: ref{74757, 75}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1676:/* OutputComputerCallItem/properties/pending_safety_checks/items/properties/message */ {name: ref{74832, 80}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1677:/* OutputComputerCallItem/properties/status */ {name: ref{74912, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{622, 3}},
+	1678:/* OutputComputerCallItem/properties/type */ {name: ref{74952, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{625, 1}},
+	1679:/* OutputCustomToolCallItem/properties/call_id */ {name: ref{74990, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1680:/* OutputCustomToolCallItem/properties/id */ {name: ref{75033, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1681:/* OutputCustomToolCallItem/properties/input */ {name: ref{75071, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1682:/* OutputCustomToolCallItem/properties/name */ {name: ref{75112, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1683:/* OutputCustomToolCallItem/properties/namespace */ {name: ref{75152, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1684:/* OutputCustomToolCallItem/properties/type */ {name: ref{75197, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{626, 1}},
+	1685:/* OutputDatetimeItem/properties/datetime */ {name: ref{75237, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1686:/* OutputDatetimeItem/properties/id */ {name: ref{75275, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1687:/* OutputDatetimeItem/properties/status */ {name: ref{75307, 36}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{271, 2}},
+	1688:/* OutputDatetimeItem/properties/status/anyOf/1 */ {name: ref{75343, 44}, kind: kindScalar, mask: mNull},
+	1689:/* OutputDatetimeItem/properties/timezone */ {name: ref{75387, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1690:/* OutputDatetimeItem/properties/type */ {name: ref{75425, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{627, 1}},
+	1691:/* OutputItemFileSearchCall/properties/id */ {name: ref{75459, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1692:/* OutputItemFileSearchCall/properties/queries */ {name: ref{75497, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1693},
+	1693:/* OutputItemFileSearchCall/properties/queries/items */ {name: ref{75540, 49}, kind: kindScalar, mask: mString},
+	1694:/* OutputItemFileSearchCall/properties/status */ {name: ref{75589, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{273, 2}},
+	1695:/* OutputItemFileSearchCall/properties/status/anyOf/1 */ {name: ref{75631, 50}, kind: kindScalar, mask: mNull},
+	1696:/* OutputItemFileSearchCall/properties/type */ {name: ref{75681, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{628, 1}},
+	1697:/* OutputFileSearchServerToolItem/properties/id */ {name: ref{75721, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1698:/* OutputFileSearchServerToolItem/properties/queries */ {name: ref{75765, 49}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1699},
+	1699:/* OutputFileSearchServerToolItem/properties/queries/items */ {name: ref{75814, 55}, kind: kindScalar, mask: mString},
+	1700:/* OutputFileSearchServerToolItem/properties/status */ {name: ref{75869, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{275, 2}},
+	1701:/* OutputFileSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{75917, 56}, kind: kindScalar, mask: mNull},
+	1702:/* OutputFileSearchServerToolItem/properties/type */ {name: ref{75973, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{629, 1}},
+	1703:/* OutputFilesServerToolItem/properties/arguments */ {name: ref{76019, 46}, kind: kindScalar, mask: mNull | mString},
+	1704:/* OutputFilesServerToolItem/properties/call_id */ {name: ref{76065, 44}, kind: kindScalar, mask: mNull | mString},
+	1705:/* OutputFilesServerToolItem/properties/error */ {name: ref{76109, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1706:/* OutputFilesServerToolItem/properties/file_id */ {name: ref{76151, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1707:/* OutputFilesServerToolItem/properties/filename */ {name: ref{76195, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1708:/* OutputFilesServerToolItem/properties/id */ {name: ref{76240, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1709:/* OutputFilesServerToolItem/properties/operation */ {name: ref{76279, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1710:/* OutputFilesServerToolItem/properties/result */ {name: ref{76325, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1711:/* OutputFilesServerToolItem/properties/status */ {name: ref{76368, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{277, 2}},
+	1712:/* OutputFilesServerToolItem/properties/status/anyOf/1 */ {name: ref{76411, 51}, kind: kindScalar, mask: mNull},
+	1713:/* OutputFilesServerToolItem/properties/type */ {name: ref{76462, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{630, 1}},
+	1714:/* OutputItemFunctionCall/properties/arguments */ {name: ref{76503, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1715:/* OutputItemFunctionCall/properties/call_id */ {name: ref{76546, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1716:/* OutputItemFunctionCall/properties/id */ {name: ref{76587, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1717:/* OutputItemFunctionCall/properties/name */ {name: ref{76623, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1718:/* OutputItemFunctionCall/properties/namespace */ {name: ref{76661, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1719:/* OutputItemFunctionCall/properties/status */ {name: ref{76704, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{631, 3}},
+	1720:/* OutputItemFunctionCall/properties/type */ {name: ref{76744, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{634, 1}},
+	1721:/* OutputFunctionCallItem/allOf/1/properties/subagent_id */ {name: ref{76782, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1722:/* OutputFunctionCallItem/allOf/1/properties/subagent_items */ {name: ref{76835, 56}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1723},
+	1723:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items */ {name: ref{76891, 62}, kind: kindObject, mask: mObject, props: ref{1883, 1}, open: true, nreq: 1},
+	1724:/* OutputFunctionCallItem/allOf/1/properties/subagent_items/items/properties/type */ {name: ref{76953, 78}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1725:/* OutputFusionServerToolItem/properties/analysis */ {name: ref{77031, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{279, 2}},
+	1726:/* OutputFusionServerToolItem/properties/analysis/anyOf/1 */ {name: ref{77077, 54}, kind: kindScalar, mask: mNull},
+	1727:/* OutputFusionServerToolItem/properties/error */ {name: ref{77131, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1728:/* OutputFusionServerToolItem/properties/failed_models */ {name: ref{77174, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1729},
+	1729:/* OutputFusionServerToolItem/properties/failed_models/items */ {name: ref{77225, 57}, kind: kindObject, mask: mObject, props: ref{1884, 3}, nreq: 2},
+	1730:/* OutputFusionServerToolItem/properties/failed_models/items/properties/error */ {name: ref{77282, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1731:/* OutputFusionServerToolItem/properties/failed_models/items/properties/model */ {name: ref{77356, 74}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1732:/* OutputFusionServerToolItem/properties/failed_models/items/properties/status_code */ {name: ref{77430, 80}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1733:/* OutputFusionServerToolItem/properties/failure_reason */ {name: ref{77510, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1734:/* OutputFusionServerToolItem/properties/id */ {name: ref{77562, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1735:/* OutputFusionServerToolItem/properties/responses */ {name: ref{77602, 47}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1736},
+	1736:/* OutputFusionServerToolItem/properties/responses/items */ {name: ref{77649, 53}, kind: kindObject, mask: mObject, props: ref{1887, 2}, nreq: 1},
+	1737:/* OutputFusionServerToolItem/properties/responses/items/properties/content */ {name: ref{77702, 72}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1738:/* OutputFusionServerToolItem/properties/responses/items/properties/model */ {name: ref{77774, 70}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1739:/* OutputFusionServerToolItem/properties/sources */ {name: ref{77844, 45}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 186},
+	1740:/* OutputFusionServerToolItem/properties/status */ {name: ref{77889, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{281, 2}},
+	1741:/* OutputFusionServerToolItem/properties/status/anyOf/1 */ {name: ref{77933, 52}, kind: kindScalar, mask: mNull},
+	1742:/* OutputFusionServerToolItem/properties/type */ {name: ref{77985, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{635, 1}},
+	1743:/* OutputItemImageGenerationCall/properties/id */ {name: ref{78027, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1744:/* OutputItemImageGenerationCall/properties/result */ {name: ref{78070, 47}, kind: kindScalar, mask: mNull | mString},
+	1745:/* OutputItemImageGenerationCall/properties/status */ {name: ref{78117, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{283, 2}},
+	1746:/* OutputItemImageGenerationCall/properties/status/anyOf/1 */ {name: ref{78164, 55}, kind: kindScalar, mask: mNull},
+	1747:/* OutputItemImageGenerationCall/properties/type */ {name: ref{78219, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{636, 1}},
+	1748:/* OutputImageGenerationCallItem/allOf/1/properties/prompt */ {name: ref{78264, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1749:/* OutputImageGenerationServerToolItem/properties/id */ {name: ref{78319, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1750:/* OutputImageGenerationServerToolItem/properties/imageB64 */ {name: ref{78368, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1751:/* OutputImageGenerationServerToolItem/properties/imageUrl */ {name: ref{78423, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1752:/* OutputImageGenerationServerToolItem/properties/prompt */ {name: ref{78478, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1753:/* OutputImageGenerationServerToolItem/properties/result */ {name: ref{78531, 53}, kind: kindScalar, mask: mNull | mString},
+	1754:/* OutputImageGenerationServerToolItem/properties/revisedPrompt */ {name: ref{78584, 60}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1755:/* OutputImageGenerationServerToolItem/properties/status */ {name: ref{78644, 53}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{285, 2}},
+	1756:/* OutputImageGenerationServerToolItem/properties/status/anyOf/1 */ {name: ref{78697, 61}, kind: kindScalar, mask: mNull},
+	1757:/* OutputImageGenerationServerToolItem/properties/type */ {name: ref{78758, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{637, 1}},
+	1758:/* OutputItemAddedEvent/properties/item */ {name: ref{78809, 36}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{322, 9}},
+	1759:/* OutputItemAddedEvent/properties/output_index */ {name: ref{78845, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1760:/* OutputItemAddedEvent/properties/sequence_number */ {name: ref{78889, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1761:/* OutputItemAddedEvent/properties/type */ {name: ref{78936, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{638, 1}},
+	1762:/* OutputItemApplyPatchCall/properties/call_id */ {name: ref{78972, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1763:/* OutputItemApplyPatchCall/properties/created_by */ {name: ref{79015, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1764:/* OutputItemApplyPatchCall/properties/id */ {name: ref{79061, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1765:/* OutputItemApplyPatchCall/properties/operation */ {name: ref{79099, 45}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{331, 3}},
+	1766:/* OutputItemApplyPatchCall/properties/status */ {name: ref{79144, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{639, 2}},
+	1767:/* OutputItemApplyPatchCall/properties/type */ {name: ref{79186, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{641, 1}},
+	1768:/* OutputItemCustomToolCall/properties/call_id */ {name: ref{79226, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1769:/* OutputItemCustomToolCall/properties/id */ {name: ref{79269, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1770:/* OutputItemCustomToolCall/properties/input */ {name: ref{79307, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1771:/* OutputItemCustomToolCall/properties/name */ {name: ref{79348, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1772:/* OutputItemCustomToolCall/properties/namespace */ {name: ref{79388, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1773:/* OutputItemCustomToolCall/properties/type */ {name: ref{79433, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{642, 1}},
+	1774:/* OutputItemDoneEvent/properties/item */ {name: ref{79473, 35}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{334, 9}},
+	1775:/* OutputItemDoneEvent/properties/output_index */ {name: ref{79508, 43}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1776:/* OutputItemDoneEvent/properties/sequence_number */ {name: ref{79551, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1777:/* OutputItemDoneEvent/properties/type */ {name: ref{79597, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{643, 1}},
+	1778:/* OutputItemReasoning/properties/content */ {name: ref{79632, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 359},
+	1779:/* OutputItemReasoning/properties/summary */ {name: ref{79670, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 355},
+	1780:/* OutputItemReasoning/properties/type */ {name: ref{79708, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{644, 1}},
+	1781:/* OutputItemWebSearchCall/properties/action */ {name: ref{79743, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{343, 3}},
+	1782:/* OutputItemWebSearchCall/properties/id */ {name: ref{79811, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1783:/* OutputItemWebSearchCall/properties/status */ {name: ref{79848, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{287, 2}},
+	1784:/* OutputItemWebSearchCall/properties/status/anyOf/1 */ {name: ref{79889, 49}, kind: kindScalar, mask: mNull},
+	1785:/* OutputItemWebSearchCall/properties/type */ {name: ref{79938, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{645, 1}},
+	1786:/* OutputItemWebSearchCallActionFindInPage/properties/pattern */ {name: ref{79977, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1787:/* OutputItemWebSearchCallActionFindInPage/properties/type */ {name: ref{80035, 55}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{646, 1}},
+	1788:/* OutputItemWebSearchCallActionFindInPage/properties/url */ {name: ref{80090, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1789:/* OutputItemWebSearchCallActionOpenPage/properties/type */ {name: ref{80144, 53}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{647, 1}},
+	1790:/* OutputItemWebSearchCallActionOpenPage/properties/url */ {name: ref{80197, 52}, kind: kindScalar, mask: mNull | mString},
+	1791:/* OutputItemWebSearchCallActionSearch/properties/queries */ {name: ref{80249, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1792},
+	1792:/* OutputItemWebSearchCallActionSearch/properties/queries/items */ {name: ref{80303, 60}, kind: kindScalar, mask: mString},
+	1793:/* OutputItemWebSearchCallActionSearch/properties/query */ {name: ref{80363, 52}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1794:/* OutputItemWebSearchCallActionSearch/properties/sources */ {name: ref{80415, 54}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 449},
+	1795:/* OutputItemWebSearchCallActionSearch/properties/type */ {name: ref{80469, 51}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{648, 1}},
+	1796:/* OutputMcpServerToolItem/properties/id */ {name: ref{80520, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1797:/* OutputMcpServerToolItem/properties/serverLabel */ {name: ref{80557, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1798:/* OutputMcpServerToolItem/properties/status */ {name: ref{80603, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{289, 2}},
+	1799:/* OutputMcpServerToolItem/properties/status/anyOf/1 */ {name: ref{80644, 49}, kind: kindScalar, mask: mNull},
+	1800:/* OutputMcpServerToolItem/properties/toolName */ {name: ref{80693, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1801:/* OutputMcpServerToolItem/properties/type */ {name: ref{80736, 39}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{649, 1}},
+	1802:/* OutputMemoryServerToolItem/properties/action */ {name: ref{80775, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{650, 3}},
+	1803:/* OutputMemoryServerToolItem/properties/id */ {name: ref{80834, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1804:/* OutputMemoryServerToolItem/properties/key */ {name: ref{80874, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1805:/* OutputMemoryServerToolItem/properties/status */ {name: ref{80915, 44}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{291, 2}},
+	1806:/* OutputMemoryServerToolItem/properties/status/anyOf/1 */ {name: ref{80959, 52}, kind: kindScalar, mask: mNull},
+	1807:/* OutputMemoryServerToolItem/properties/type */ {name: ref{81011, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{653, 1}},
+	1808:/* OutputMemoryServerToolItem/properties/value */ {name: ref{81053, 43}, kind: kindAny, mask: mAll},
+	1809:/* OutputMessage/properties/content */ {name: ref{81096, 32}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1810},
+	1810:/* OutputMessage/properties/content/items */ {name: ref{81128, 38}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{346, 2}},
+	1811:/* OutputMessage/properties/id */ {name: ref{81166, 27}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1812:/* OutputMessage/properties/phase */ {name: ref{81193, 30}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{654, 2}},
+	1813:/* OutputMessage/properties/role */ {name: ref{81223, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{656, 1}},
+	1814:/* OutputMessage/properties/type */ {name: ref{81252, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{657, 1}},
+	1815:/* OutputReasoningItem/properties/content */ {name: ref{81281, 38}, kind: kindArray, mask: mArray | mNull, items: 359},
+	1816:/* OutputReasoningItem/properties/signature */ {name: ref{81319, 40}, kind: kindScalar, mask: mNull | mString},
+	1817:/* OutputSearchModelsServerToolItem/properties/arguments */ {name: ref{81359, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1818:/* OutputSearchModelsServerToolItem/properties/id */ {name: ref{81412, 46}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1819:/* OutputSearchModelsServerToolItem/properties/query */ {name: ref{81458, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1820:/* OutputSearchModelsServerToolItem/properties/status */ {name: ref{81507, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{293, 2}},
+	1821:/* OutputSearchModelsServerToolItem/properties/status/anyOf/1 */ {name: ref{81557, 58}, kind: kindScalar, mask: mNull},
+	1822:/* OutputSearchModelsServerToolItem/properties/type */ {name: ref{81615, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{658, 1}},
+	1823:/* OutputShellCallItem/properties/action */ {name: ref{81663, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1889, 3}, nonull: true, nreq: 3},
+	1824:/* OutputShellCallItem/properties/action/properties/commands */ {name: ref{81708, 57}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1825},
+	1825:/* OutputShellCallItem/properties/action/properties/commands/items */ {name: ref{81765, 63}, kind: kindScalar, mask: mString},
+	1826:/* OutputShellCallItem/properties/action/properties/max_output_length */ {name: ref{81828, 66}, kind: kindScalar, mask: mInteger | mNull},
+	1827:/* OutputShellCallItem/properties/action/properties/timeout_ms */ {name: ref{81894, 59}, kind: kindScalar, mask: mInteger | mNull},
+	1828:/* OutputShellCallItem/properties/arguments */ {name: ref{81953, 40}, kind: kindScalar, mask: mNull | mString},
+	1829:/* OutputShellCallItem/properties/call_id */ {name: ref{81993, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1830:/* OutputShellCallItem/properties/id */ {name: ref{82031, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1831:/* OutputShellCallItem/properties/status */ {name: ref{82064, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{295, 2}},
+	1832:/* OutputShellCallItem/properties/status/anyOf/1 */ {name: ref{82101, 45}, kind: kindScalar, mask: mNull},
+	1833:/* OutputShellCallItem/properties/type */ {name: ref{82146, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{659, 1}},
+	1834:/* OutputShellCallOutputItem/properties/call_id */ {name: ref{82181, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1835:/* OutputShellCallOutputItem/properties/id */ {name: ref{82225, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1836:/* OutputShellCallOutputItem/properties/max_output_length */ {name: ref{82264, 54}, kind: kindScalar, mask: mInteger | mNull},
+	1837:/* OutputShellCallOutputItem/properties/output */ {name: ref{82318, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	1838:/* OutputShellCallOutputItem/properties/status */ {name: ref{82361, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{297, 2}},
+	1839:/* OutputShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{82404, 51}, kind: kindScalar, mask: mNull},
+	1840:/* OutputShellCallOutputItem/properties/type */ {name: ref{82455, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{660, 1}},
+	1841:/* OutputShellServerToolItem/properties/action */ {name: ref{82496, 43}, kind: kindObject, mask: mNull | mObject, props: ref{1892, 3}, nonull: true, nreq: 1},
+	1842:/* OutputShellServerToolItem/properties/action/properties/commands */ {name: ref{82539, 63}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1843},
+	1843:/* OutputShellServerToolItem/properties/action/properties/commands/items */ {name: ref{82602, 69}, kind: kindScalar, mask: mString},
+	1844:/* OutputShellServerToolItem/properties/action/properties/max_output_length */ {name: ref{82671, 72}, kind: kindScalar, mask: mInteger | mNull},
+	1845:/* OutputShellServerToolItem/properties/action/properties/timeout_ms */ {name: ref{82743, 65}, kind: kindScalar, mask: mInteger | mNull},
+	1846:/* OutputShellServerToolItem/properties/arguments */ {name: ref{82808, 46}, kind: kindScalar, mask: mNull | mString},
+	1847:/* OutputShellServerToolItem/properties/call_id */ {name: ref{82854, 44}, kind: kindScalar, mask: mNull | mString},
+	1848:/* OutputShellServerToolItem/properties/id */ {name: ref{82898, 39}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1849:/* OutputShellServerToolItem/properties/output */ {name: ref{82937, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	1850:/* OutputShellServerToolItem/properties/status */ {name: ref{82980, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{299, 2}},
+	1851:/* OutputShellServerToolItem/properties/status/anyOf/1 */ {name: ref{83023, 51}, kind: kindScalar, mask: mNull},
+	1852:/* OutputShellServerToolItem/properties/type */ {name: ref{83074, 41}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{661, 1}},
+	1853:/* OutputSubagentServerToolItem/properties/call_id */ {name: ref{83115, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1854:/* OutputSubagentServerToolItem/properties/error */ {name: ref{83162, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1855:/* OutputSubagentServerToolItem/properties/id */ {name: ref{83207, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1856:/* OutputSubagentServerToolItem/properties/instance_name */ {name: ref{83249, 53}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1857:/* OutputSubagentServerToolItem/properties/model */ {name: ref{83302, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1858:/* OutputSubagentServerToolItem/properties/name */ {name: ref{83347, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1859:/* OutputSubagentServerToolItem/properties/outcome */ {name: ref{83391, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1860:/* OutputSubagentServerToolItem/properties/status */ {name: ref{83438, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{301, 2}},
+	1861:/* OutputSubagentServerToolItem/properties/status/anyOf/1 */ {name: ref{83484, 54}, kind: kindScalar, mask: mNull},
+	1862:/* OutputSubagentServerToolItem/properties/task_description */ {name: ref{83538, 56}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1863:/* OutputSubagentServerToolItem/properties/task_name */ {name: ref{83594, 49}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1864:/* OutputSubagentServerToolItem/properties/type */ {name: ref{83643, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{662, 1}},
+	1865:/* OutputTextEditorServerToolItem/properties/command */ {name: ref{83687, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{663, 4}},
+	1866:/* OutputTextEditorServerToolItem/properties/filePath */ {name: ref{83763, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1867:/* OutputTextEditorServerToolItem/properties/id */ {name: ref{83813, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1868:/* OutputTextEditorServerToolItem/properties/status */ {name: ref{83857, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{303, 2}},
+	1869:/* OutputTextEditorServerToolItem/properties/status/anyOf/1 */ {name: ref{83905, 56}, kind: kindScalar, mask: mNull},
+	1870:/* OutputTextEditorServerToolItem/properties/type */ {name: ref{83961, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{667, 1}},
+	1871:/* OutputToolSearchServerToolItem/properties/id */ {name: ref{84007, 44}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1872:/* OutputToolSearchServerToolItem/properties/query */ {name: ref{84051, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1873:/* OutputToolSearchServerToolItem/properties/status */ {name: ref{84098, 48}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{305, 2}},
+	1874:/* OutputToolSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{84146, 56}, kind: kindScalar, mask: mNull},
+	1875:/* OutputToolSearchServerToolItem/properties/type */ {name: ref{84202, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{668, 1}},
+	1876:/* OutputWebFetchServerToolItem/properties/content */ {name: ref{84248, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1877:/* OutputWebFetchServerToolItem/properties/error */ {name: ref{84295, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1878:/* OutputWebFetchServerToolItem/properties/httpStatus */ {name: ref{84340, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1879:/* OutputWebFetchServerToolItem/properties/id */ {name: ref{84390, 42}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1880:/* OutputWebFetchServerToolItem/properties/status */ {name: ref{84432, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{307, 2}},
+	1881:/* OutputWebFetchServerToolItem/properties/status/anyOf/1 */ {name: ref{84478, 54}, kind: kindScalar, mask: mNull},
+	1882:/* OutputWebFetchServerToolItem/properties/title */ {name: ref{84532, 45}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1883:/* OutputWebFetchServerToolItem/properties/type */ {name: ref{84577, 44}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{669, 1}},
+	1884:/* OutputWebFetchServerToolItem/properties/url */ {name: ref{84621, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1885:/* OutputWebSearchServerToolItem/properties/action */ {name: ref{84664, 47}, kind: kindObject, mask: mNull | mObject, props: ref{1895, 3}, nonull: true, nreq: 2},
+	1886:/* OutputWebSearchServerToolItem/properties/action/properties/query */ {name: ref{84711, 64}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1887:/* OutputWebSearchServerToolItem/properties/action/properties/sources */ {name: ref{84775, 66}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 1888},
+	1888:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items */ {name: ref{84841, 72}, kind: kindObject, mask: mObject, props: ref{1898, 2}, nreq: 2},
+	1889:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/type */ {name: ref{84913, 88}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{670, 1}},
+	1890:/* OutputWebSearchServerToolItem/properties/action/properties/sources/items/properties/url */ {name: ref{85001, 87}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1891:/* OutputWebSearchServerToolItem/properties/action/properties/type */ {name: ref{85088, 63}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{671, 1}},
+	1892:/* OutputWebSearchServerToolItem/properties/id */ {name: ref{85151, 43}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1893:/* OutputWebSearchServerToolItem/properties/status */ {name: ref{85194, 47}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{309, 2}},
+	1894:/* OutputWebSearchServerToolItem/properties/status/anyOf/1 */ {name: ref{85241, 55}, kind: kindScalar, mask: mNull},
+	1895:/* OutputWebSearchServerToolItem/properties/type */ {name: ref{85296, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{672, 1}},
+	1896:/* PDFParserOptions/properties/engine */ {name: ref{85341, 34}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{311, 2}},
+	1897:/* PDFParserOptions/properties/engine/anyOf/1 */ {name: ref{85375, 42}, kind: kindScalar, mask: mNull},
+	1898:/* ParetoRouterPlugin/properties/enabled */ {name: ref{85417, 37}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	1899:/* ParetoRouterPlugin/properties/id */ {name: ref{85454, 32}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{673, 1}},
+	1900:/* ParetoRouterPlugin/properties/max_price */ {name: ref{85486, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1901:/* ParetoRouterPlugin/properties/min_coding_score */ {name: ref{85525, 46}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	1902:/* ParetoRouterPlugin/properties/price_source */ {name: ref{85571, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{674, 2}},
+	1903:/* PayloadTooLargeResponse/properties/error */ {name: ref{85625, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{313, 2}},
+	1904:/* PayloadTooLargeResponse/properties/error/anyOf/1 */ {name: ref{85665, 48}, kind: kindScalar, mask: mNull},
+	1905:/* PayloadTooLargeResponse/properties/openrouter_metadata */ {name: ref{85713, 54}, kind: kindAny, mask: mAll},
+	1906:/* PayloadTooLargeResponse/properties/user_id */ {name: ref{85767, 42}, kind: kindScalar, mask: mNull | mString},
+	1907:/* PayloadTooLargeResponseErrorData/properties/code */ {name: ref{85809, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1908:/* PayloadTooLargeResponseErrorData/properties/message */ {name: ref{85857, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1909:/* PayloadTooLargeResponseErrorData/properties/metadata */ {name: ref{85908, 52}, kind: kindAny, mask: mAll},
+	1910:/* PaymentRequiredResponse/properties/error */ {name: ref{85960, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{315, 2}},
+	1911:/* PaymentRequiredResponse/properties/error/anyOf/1 */ {name: ref{86000, 48}, kind: kindScalar, mask: mNull},
+	1912:/* PaymentRequiredResponse/properties/openrouter_metadata */ {name: ref{86048, 54}, kind: kindAny, mask: mAll},
+	1913:/* PaymentRequiredResponse/properties/user_id */ {name: ref{86102, 42}, kind: kindScalar, mask: mNull | mString},
+	1914:/* PaymentRequiredResponseErrorData/properties/code */ {name: ref{86144, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1915:/* PaymentRequiredResponseErrorData/properties/message */ {name: ref{86192, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1916:/* PaymentRequiredResponseErrorData/properties/metadata */ {name: ref{86243, 52}, kind: kindAny, mask: mAll},
+	1917:/* PercentileLatencyCutoffs/properties/p50 */ {name: ref{86295, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1918:/* PercentileLatencyCutoffs/properties/p75 */ {name: ref{86334, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1919:/* PercentileLatencyCutoffs/properties/p90 */ {name: ref{86373, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1920:/* PercentileLatencyCutoffs/properties/p99 */ {name: ref{86412, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1921:/* PercentileThroughputCutoffs/properties/p50 */ {name: ref{86451, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1922:/* PercentileThroughputCutoffs/properties/p75 */ {name: ref{86493, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1923:/* PercentileThroughputCutoffs/properties/p90 */ {name: ref{86535, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1924:/* PercentileThroughputCutoffs/properties/p99 */ {name: ref{86577, 42}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1925:/* PipelineStage/properties/cost_usd */ {name: ref{86619, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	1926:/* PipelineStage/properties/data */ {name: ref{86652, 29}, kind: kindAny, mask: mAll},
+	1927:/* PipelineStage/properties/guardrail_id */ {name: ref{86681, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1928:/* PipelineStage/properties/guardrail_scope */ {name: ref{86718, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1929:/* PipelineStage/properties/name */ {name: ref{86758, 29}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1930:/* PipelineStage/properties/summary */ {name: ref{86787, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1931:/* PipelineStage/properties/type */ {name: ref{86819, 29}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{317, 2}},
+	1932:/* PipelineStage/properties/type/anyOf/1 */ {name: ref{86848, 37}, kind: kindScalar, mask: mNull},
+	1933:/* Prediction/properties/content */ {name: ref{86885, 29}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{319, 3}},
+	1934:/* Prediction/properties/content/anyOf/0 */ {name: ref{86914, 37}, kind: kindScalar, mask: mString},
+	1935:/* Prediction/properties/content/anyOf/1 */ {name: ref{86951, 37}, kind: kindArray, mask: mArray, items: 325},
+	1936:/* Prediction/properties/content/anyOf/2 */ {name: ref{86988, 37}, kind: kindScalar, mask: mNull},
+	1937:/* Prediction/properties/type */ {name: ref{87025, 26}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{676, 1}},
+	1938:/* PredictionContentText/properties/text */ {name: ref{87051, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1939:/* PredictionContentText/properties/type */ {name: ref{87088, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{677, 1}},
+	1940:/* PreferredMaxLatency/anyOf/0 */ {name: ref{87125, 27}, kind: kindScalar, mask: mInteger | mNumber},
+	1941:/* PreferredMaxLatency/anyOf/2 */ {name: ref{87152, 27}, kind: kindScalar, mask: mNull},
+	1942:/* PreferredMinThroughput/anyOf/0 */ {name: ref{87179, 30}, kind: kindScalar, mask: mInteger | mNumber},
+	1943:/* PreferredMinThroughput/anyOf/2 */ {name: ref{87209, 30}, kind: kindScalar, mask: mNull},
+	1944:/* Preview_20250311_WebSearchServerTool/properties/engine */ {name: ref{87239, 54}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{322, 2}},
+	1945:/* Preview_20250311_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87293, 62}, kind: kindScalar, mask: mNull},
+	1946:/* Preview_20250311_WebSearchServerTool/properties/max_results */ {name: ref{87355, 59}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1947:/* Preview_20250311_WebSearchServerTool/properties/max_uses */ {name: ref{87414, 56}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1948:/* Preview_20250311_WebSearchServerTool/properties/mode */ {name: ref{87470, 52}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{324, 2}},
+	1949:/* Preview_20250311_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{87522, 60}, kind: kindScalar, mask: mNull},
+	1950:/* Preview_20250311_WebSearchServerTool/properties/search_context_size */ {name: ref{87582, 67}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{326, 2}},
+	1951:/* Preview_20250311_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{87649, 75}, kind: kindScalar, mask: mNull},
+	1952:/* Preview_20250311_WebSearchServerTool/properties/type */ {name: ref{87724, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{678, 1}},
+	1953:/* Preview_WebSearchServerTool/properties/engine */ {name: ref{87776, 45}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{328, 2}},
+	1954:/* Preview_WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{87821, 53}, kind: kindScalar, mask: mNull},
+	1955:/* Preview_WebSearchServerTool/properties/max_results */ {name: ref{87874, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1956:/* Preview_WebSearchServerTool/properties/max_uses */ {name: ref{87924, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1957:/* Preview_WebSearchServerTool/properties/mode */ {name: ref{87971, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{330, 2}},
+	1958:/* Preview_WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{88014, 51}, kind: kindScalar, mask: mNull},
+	1959:/* Preview_WebSearchServerTool/properties/search_context_size */ {name: ref{88065, 58}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{332, 2}},
+	1960:/* Preview_WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{88123, 66}, kind: kindScalar, mask: mNull},
+	1961:/* Preview_WebSearchServerTool/properties/type */ {name: ref{88189, 43}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{679, 1}},
+	1962:/* Preview_WebSearchUserLocation/properties/city */ {name: ref{88232, 45}, kind: kindScalar, mask: mNull | mString},
+	1963:/* Preview_WebSearchUserLocation/properties/country */ {name: ref{88277, 48}, kind: kindScalar, mask: mNull | mString},
+	1964:/* Preview_WebSearchUserLocation/properties/region */ {name: ref{88325, 47}, kind: kindScalar, mask: mNull | mString},
+	1965:/* Preview_WebSearchUserLocation/properties/timezone */ {name: ref{88372, 49}, kind: kindScalar, mask: mNull | mString},
+	1966:/* Preview_WebSearchUserLocation/properties/type */ {name: ref{88421, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{680, 1}},
+	1967:/* PromptCacheBreakpoint/properties/mode */ {name: ref{88477, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{681, 1}},
+	1968:/* PromptCacheOptions/properties/mode */ {name: ref{88522, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{682, 1}},
+	1969:/* PromptCacheOptions/properties/ttl */ {name: ref{88556, 33}, kind: kindScalar, mask: mNull | mString},
+	1970:/* ProviderOverloadedResponse/properties/error */ {name: ref{88589, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{334, 2}},
+	1971:/* ProviderOverloadedResponse/properties/error/anyOf/1 */ {name: ref{88632, 51}, kind: kindScalar, mask: mNull},
+	1972:/* ProviderOverloadedResponse/properties/openrouter_metadata */ {name: ref{88683, 57}, kind: kindAny, mask: mAll},
+	1973:/* ProviderOverloadedResponse/properties/user_id */ {name: ref{88740, 45}, kind: kindScalar, mask: mNull | mString},
+	1974:/* ProviderOverloadedResponseErrorData/properties/code */ {name: ref{88785, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	1975:/* ProviderOverloadedResponseErrorData/properties/message */ {name: ref{88836, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1976:/* ProviderOverloadedResponseErrorData/properties/metadata */ {name: ref{88890, 55}, kind: kindAny, mask: mAll},
+	1977:/* ProviderPreferences/properties/allow_fallbacks */ {name: ref{88945, 46}, kind: kindScalar, mask: mBool | mNull},
+	1978:/* ProviderPreferences/properties/data_collection */ {name: ref{88991, 46}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{683, 2}},
+	1979:/* ProviderPreferences/properties/enforce_distillable_text */ {name: ref{89046, 55}, kind: kindScalar, mask: mBool | mNull},
+	1980:/* ProviderPreferences/properties/ignore */ {name: ref{89101, 37}, kind: kindArray, mask: mArray | mNull, items: 1981},
+	1981:/* ProviderPreferences/properties/ignore/items */ {name: ref{89138, 43}, kind: kindScalar, mask: mString},
+	1982:/* ProviderPreferences/properties/max_price */ {name: ref{89181, 40}, kind: kindObject, mask: mNull | mObject, props: ref{1900, 5}, nonull: true},
+	1983:/* ProviderPreferences/properties/max_price/properties/audio */ {name: ref{89238, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1984:/* ProviderPreferences/properties/max_price/properties/completion */ {name: ref{89295, 62}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1985:/* ProviderPreferences/properties/max_price/properties/image */ {name: ref{89357, 57}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1986:/* ProviderPreferences/properties/max_price/properties/prompt */ {name: ref{89414, 58}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1987:/* ProviderPreferences/properties/max_price/properties/request */ {name: ref{89472, 59}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	1988:/* ProviderPreferences/properties/only */ {name: ref{89531, 35}, kind: kindArray, mask: mArray | mNull, items: 1989},
+	1989:/* ProviderPreferences/properties/only/items */ {name: ref{89566, 41}, kind: kindScalar, mask: mString},
+	1990:/* ProviderPreferences/properties/order */ {name: ref{89607, 36}, kind: kindArray, mask: mArray | mNull, items: 1991},
+	1991:/* ProviderPreferences/properties/order/items */ {name: ref{89643, 42}, kind: kindScalar, mask: mString},
+	1992:/* ProviderPreferences/properties/quantizations */ {name: ref{89685, 44}, kind: kindArray, mask: mArray | mNull, items: 339},
+	1993:/* ProviderPreferences/properties/require_parameters */ {name: ref{89729, 49}, kind: kindScalar, mask: mBool | mNull},
+	1994:/* ProviderPreferences/properties/sort */ {name: ref{89778, 35}, kind: kindAlts, mask: mNull | mObject | mString, alts: ref{336, 3}},
+	1995:/* ProviderPreferences/properties/sort/anyOf/2 */ {name: ref{89813, 43}, kind: kindScalar, mask: mNull},
+	1996:/* ProviderPreferences/properties/zdr */ {name: ref{89856, 34}, kind: kindScalar, mask: mBool | mNull},
+	1997:/* ProviderSortConfig/properties/by */ {name: ref{89890, 32}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{685, 4}},
+	1998:/* ProviderSortConfig/properties/partition */ {name: ref{89922, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{689, 2}},
+	1999:/* ReasoningConfig/allOf/1/properties/enabled */ {name: ref{89961, 42}, kind: kindScalar, mask: mBool | mNull},
+	2000:/* ReasoningConfig/allOf/1/properties/max_tokens */ {name: ref{90003, 45}, kind: kindScalar, mask: mInteger | mNull},
+	2001:/* ReasoningDetailEncrypted/properties/data */ {name: ref{90048, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2002:/* ReasoningDetailEncrypted/properties/id */ {name: ref{90088, 38}, kind: kindScalar, mask: mNull | mString},
+	2003:/* ReasoningDetailEncrypted/properties/index */ {name: ref{90126, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2004:/* ReasoningDetailEncrypted/properties/type */ {name: ref{90167, 40}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{691, 1}},
+	2005:/* ReasoningDetailServerToolCall/properties/arguments */ {name: ref{90207, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2006:/* ReasoningDetailServerToolCall/properties/id */ {name: ref{90257, 43}, kind: kindScalar, mask: mNull | mString},
+	2007:/* ReasoningDetailServerToolCall/properties/index */ {name: ref{90300, 46}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2008:/* ReasoningDetailServerToolCall/properties/result */ {name: ref{90346, 47}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2009:/* ReasoningDetailServerToolCall/properties/tool_call_id */ {name: ref{90393, 53}, kind: kindScalar, mask: mNull | mString},
+	2010:/* ReasoningDetailServerToolCall/properties/tool_name */ {name: ref{90446, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2011:/* ReasoningDetailServerToolCall/properties/type */ {name: ref{90496, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{692, 1}},
+	2012:/* ReasoningDetailSummary/properties/id */ {name: ref{90541, 36}, kind: kindScalar, mask: mNull | mString},
+	2013:/* ReasoningDetailSummary/properties/index */ {name: ref{90577, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2014:/* ReasoningDetailSummary/properties/summary */ {name: ref{90616, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2015:/* ReasoningDetailSummary/properties/type */ {name: ref{90657, 38}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{693, 1}},
+	2016:/* ReasoningDetailText/properties/id */ {name: ref{90695, 33}, kind: kindScalar, mask: mNull | mString},
+	2017:/* ReasoningDetailText/properties/index */ {name: ref{90728, 36}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2018:/* ReasoningDetailText/properties/signature */ {name: ref{90764, 40}, kind: kindScalar, mask: mNull | mString},
+	2019:/* ReasoningDetailText/properties/text */ {name: ref{90804, 35}, kind: kindScalar, mask: mNull | mString},
+	2020:/* ReasoningDetailText/properties/type */ {name: ref{90839, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{694, 1}},
+	2021:/* ReasoningItem/properties/content */ {name: ref{90874, 32}, kind: kindArray, mask: mArray | mNull, items: 359},
+	2022:/* ReasoningItem/properties/signature */ {name: ref{90906, 34}, kind: kindScalar, mask: mNull | mString},
+	2023:/* ReasoningSummaryText/properties/text */ {name: ref{90940, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2024:/* ReasoningSummaryText/properties/type */ {name: ref{90976, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{695, 1}},
+	2025:/* ReasoningTextContent/properties/text */ {name: ref{91024, 36}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2026:/* ReasoningTextContent/properties/type */ {name: ref{91060, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{696, 1}},
+	2027:/* RequestTimeoutResponse/properties/error */ {name: ref{91096, 39}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{339, 2}},
+	2028:/* RequestTimeoutResponse/properties/error/anyOf/1 */ {name: ref{91135, 47}, kind: kindScalar, mask: mNull},
+	2029:/* RequestTimeoutResponse/properties/openrouter_metadata */ {name: ref{91182, 53}, kind: kindAny, mask: mAll},
+	2030:/* RequestTimeoutResponse/properties/user_id */ {name: ref{91235, 41}, kind: kindScalar, mask: mNull | mString},
+	2031:/* RequestTimeoutResponseErrorData/properties/code */ {name: ref{91276, 47}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2032:/* RequestTimeoutResponseErrorData/properties/message */ {name: ref{91323, 50}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2033:/* RequestTimeoutResponseErrorData/properties/metadata */ {name: ref{91373, 51}, kind: kindAny, mask: mAll},
+	2034:/* ResponseHealingPlugin/properties/enabled */ {name: ref{91424, 40}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2035:/* ResponseHealingPlugin/properties/id */ {name: ref{91464, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{697, 1}},
+	2036:/* ResponseOutputText/properties/annotations */ {name: ref{91499, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 237},
+	2037:/* ResponseOutputText/properties/logprobs */ {name: ref{91540, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2038},
+	2038:/* ResponseOutputText/properties/logprobs/items */ {name: ref{91578, 44}, kind: kindObject, mask: mObject, props: ref{1905, 4}, nreq: 4},
+	2039:/* ResponseOutputText/properties/logprobs/items/properties/bytes */ {name: ref{91622, 61}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2040},
+	2040:/* ResponseOutputText/properties/logprobs/items/properties/bytes/items */ {name: ref{91683, 67}, kind: kindScalar, mask: mInteger},
+	2041:/* ResponseOutputText/properties/logprobs/items/properties/logprob */ {name: ref{91750, 63}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2042:/* ResponseOutputText/properties/logprobs/items/properties/token */ {name: ref{91813, 61}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2043:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs */ {name: ref{91874, 68}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2044},
+	2044:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items */ {name: ref{91942, 74}, kind: kindObject, mask: mObject, props: ref{1909, 3}, nreq: 3},
+	2045:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes */ {name: ref{92016, 91}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2046},
+	2046:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/bytes/items */ {name: ref{92107, 97}, kind: kindScalar, mask: mInteger},
+	2047:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/logprob */ {name: ref{92204, 93}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2048:/* ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items/properties/token */ {name: ref{92297, 91}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2049:/* ResponseOutputText/properties/text */ {name: ref{92388, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2050:/* ResponseOutputText/properties/type */ {name: ref{92422, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{698, 1}},
+	2051:/* ResponsesErrorField/properties/code */ {name: ref{92456, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{699, 20}},
+	2052:/* ResponsesErrorField/properties/message */ {name: ref{92786, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2053:/* ResponsesRequest/properties/background */ {name: ref{92824, 38}, kind: kindScalar, mask: mBool | mNull},
+	2054:/* ResponsesRequest/properties/cache_control */ {name: ref{92862, 41}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{341, 2}},
+	2055:/* ResponsesRequest/properties/cache_control/anyOf/1 */ {name: ref{92903, 49}, kind: kindScalar, mask: mNull},
+	2056:/* ResponsesRequest/properties/debug */ {name: ref{92952, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{343, 2}},
+	2057:/* ResponsesRequest/properties/debug/anyOf/1 */ {name: ref{92985, 41}, kind: kindScalar, mask: mNull},
+	2058:/* ResponsesRequest/properties/frequency_penalty */ {name: ref{93026, 45}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2059:/* ResponsesRequest/properties/image_config */ {name: ref{93071, 40}, kind: kindAny, mask: mAll},
+	2060:/* ResponsesRequest/properties/include */ {name: ref{93111, 35}, kind: kindArray, mask: mArray | mNull, items: 366},
+	2061:/* ResponsesRequest/properties/input */ {name: ref{93146, 33}, kind: kindAlts, mask: mArray | mNull | mString, nonull: true, alts: ref{345, 2}},
+	2062:/* ResponsesRequest/properties/input/anyOf/1 */ {name: ref{93179, 41}, kind: kindScalar, mask: mNull},
+	2063:/* ResponsesRequest/properties/instructions */ {name: ref{93220, 40}, kind: kindScalar, mask: mNull | mString},
+	2064:/* ResponsesRequest/properties/max_output_tokens */ {name: ref{93260, 45}, kind: kindScalar, mask: mInteger | mNull},
+	2065:/* ResponsesRequest/properties/max_tool_calls */ {name: ref{93305, 42}, kind: kindScalar, mask: mInteger | mNull},
+	2066:/* ResponsesRequest/properties/metadata */ {name: ref{93347, 36}, kind: kindAny, mask: mAll},
+	2067:/* ResponsesRequest/properties/modalities */ {name: ref{93383, 38}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 301},
+	2068:/* ResponsesRequest/properties/model */ {name: ref{93421, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2069:/* ResponsesRequest/properties/models */ {name: ref{93454, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2070},
+	2070:/* ResponsesRequest/properties/models/items */ {name: ref{93488, 40}, kind: kindScalar, mask: mString},
+	2071:/* ResponsesRequest/properties/parallel_tool_calls */ {name: ref{93528, 47}, kind: kindScalar, mask: mBool | mNull},
+	2072:/* ResponsesRequest/properties/plugins */ {name: ref{93575, 35}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2073},
+	2073:/* ResponsesRequest/properties/plugins/items */ {name: ref{93610, 41}, kind: kindTagged, mask: mObject, tag: ref{19, 2}, dflt: -1, cases: ref{348, 10}},
+	2074:/* ResponsesRequest/properties/presence_penalty */ {name: ref{93651, 44}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2075:/* ResponsesRequest/properties/previous_response_id */ {name: ref{93695, 48}, kind: kindAny, mask: mAll},
+	2076:/* ResponsesRequest/properties/prompt_cache_key */ {name: ref{93743, 44}, kind: kindScalar, mask: mNull | mString},
+	2077:/* ResponsesRequest/properties/safety_identifier */ {name: ref{93787, 45}, kind: kindScalar, mask: mNull | mString},
+	2078:/* ResponsesRequest/properties/service_tier */ {name: ref{93832, 40}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{719, 6}},
+	2079:/* ResponsesRequest/properties/session_id */ {name: ref{93872, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2080:/* ResponsesRequest/properties/stop_server_tools_when */ {name: ref{93910, 50}, kind: kindAlts, mask: mArray | mNull, nonull: true, alts: ref{347, 2}},
+	2081:/* ResponsesRequest/properties/stop_server_tools_when/anyOf/1 */ {name: ref{93960, 58}, kind: kindScalar, mask: mNull},
+	2082:/* ResponsesRequest/properties/store */ {name: ref{94018, 33}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2083:/* ResponsesRequest/properties/stream */ {name: ref{94051, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2084:/* ResponsesRequest/properties/temperature */ {name: ref{94085, 39}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2085:/* ResponsesRequest/properties/text */ {name: ref{94124, 32}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{349, 2}},
+	2086:/* ResponsesRequest/properties/text/anyOf/1 */ {name: ref{94156, 40}, kind: kindScalar, mask: mNull},
+	2087:/* ResponsesRequest/properties/tool_choice */ {name: ref{94196, 39}, kind: kindAlts, mask: mNull | mObject | mString, nonull: true, alts: ref{351, 2}},
+	2088:/* ResponsesRequest/properties/tool_choice/anyOf/1 */ {name: ref{94235, 47}, kind: kindScalar, mask: mNull},
+	2089:/* ResponsesRequest/properties/tools */ {name: ref{94282, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2090},
+	2090:/* ResponsesRequest/properties/tools/items */ {name: ref{94315, 39}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{358, 28}},
+	2091:/* ResponsesRequest/properties/top_k */ {name: ref{94354, 33}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2092:/* ResponsesRequest/properties/top_logprobs */ {name: ref{94387, 40}, kind: kindScalar, mask: mInteger | mNull},
+	2093:/* ResponsesRequest/properties/top_p */ {name: ref{94427, 33}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2094:/* ResponsesRequest/properties/trace */ {name: ref{94460, 33}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{353, 2}},
+	2095:/* ResponsesRequest/properties/trace/anyOf/1 */ {name: ref{94493, 41}, kind: kindScalar, mask: mNull},
+	2096:/* ResponsesRequest/properties/user */ {name: ref{94534, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2097:/* ResponsesRequestToolsFunction/allOf/1/properties/defer_loading */ {name: ref{94566, 62}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2098:/* ResponsesStreamingResponse/properties/data */ {name: ref{94628, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{355, 2}},
+	2099:/* ResponsesStreamingResponse/properties/data/anyOf/1 */ {name: ref{94670, 50}, kind: kindScalar, mask: mNull},
+	2100:/* RouterAttempt/properties/model */ {name: ref{94720, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2101:/* RouterAttempt/properties/provider */ {name: ref{94750, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2102:/* RouterAttempt/properties/status */ {name: ref{94783, 31}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2103:/* RouterParams/properties/quality_floor */ {name: ref{94814, 37}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2104:/* RouterParams/properties/throughput_floor */ {name: ref{94851, 40}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2105:/* RouterParams/properties/version_group */ {name: ref{94891, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2106:/* SearchModelsServerToolConfig/properties/max_results */ {name: ref{94928, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2107:/* SearchModelsServerTool_OpenRouter/properties/parameters */ {name: ref{94979, 55}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{357, 2}},
+	2108:/* SearchModelsServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{95034, 63}, kind: kindScalar, mask: mNull},
+	2109:/* SearchModelsServerTool_OpenRouter/properties/type */ {name: ref{95097, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{725, 1}},
+	2110:/* ServerToolUseDetails/properties/tool_calls_executed */ {name: ref{95146, 51}, kind: kindScalar, mask: mInteger | mNull},
+	2111:/* ServerToolUseDetails/properties/tool_calls_requested */ {name: ref{95197, 52}, kind: kindScalar, mask: mInteger | mNull},
+	2112:/* ServerToolUseDetails/properties/web_search_requests */ {name: ref{95249, 51}, kind: kindScalar, mask: mInteger | mNull},
+	2113:/* ServiceUnavailableResponse/properties/error */ {name: ref{95300, 43}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{359, 2}},
+	2114:/* ServiceUnavailableResponse/properties/error/anyOf/1 */ {name: ref{95343, 51}, kind: kindScalar, mask: mNull},
+	2115:/* ServiceUnavailableResponse/properties/openrouter_metadata */ {name: ref{95394, 57}, kind: kindAny, mask: mAll},
+	2116:/* ServiceUnavailableResponse/properties/user_id */ {name: ref{95451, 45}, kind: kindScalar, mask: mNull | mString},
+	2117:/* ServiceUnavailableResponseErrorData/properties/code */ {name: ref{95496, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2118:/* ServiceUnavailableResponseErrorData/properties/message */ {name: ref{95547, 54}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2119:/* ServiceUnavailableResponseErrorData/properties/metadata */ {name: ref{95601, 55}, kind: kindAny, mask: mAll},
+	2120:/* ShellCallItem/properties/action */ {name: ref{95656, 31}, kind: kindObject, mask: mNull | mObject, props: ref{1912, 3}, nonull: true, nreq: 1},
+	2121:/* ShellCallItem/properties/action/properties/commands */ {name: ref{95687, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2122},
+	2122:/* ShellCallItem/properties/action/properties/commands/items */ {name: ref{95738, 57}, kind: kindScalar, mask: mString},
+	2123:/* ShellCallItem/properties/action/properties/max_output_length */ {name: ref{95795, 60}, kind: kindScalar, mask: mInteger | mNull},
+	2124:/* ShellCallItem/properties/action/properties/timeout_ms */ {name: ref{95855, 53}, kind: kindScalar, mask: mInteger | mNull},
+	2125:/* ShellCallItem/properties/arguments */ {name: ref{95908, 34}, kind: kindScalar, mask: mNull | mString},
+	2126:/* ShellCallItem/properties/call_id */ {name: ref{95942, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2127:/* ShellCallItem/properties/environment */ {name: ref{95974, 36}, kind: kindAny, mask: mAll},
+	2128:/* ShellCallItem/properties/id */ {name: ref{96010, 27}, kind: kindScalar, mask: mNull | mString},
+	2129:/* ShellCallItem/properties/status */ {name: ref{96037, 31}, kind: kindAlts, mask: mNull | mString, alts: ref{361, 2}},
+	2130:/* ShellCallItem/properties/status/anyOf/1 */ {name: ref{96068, 39}, kind: kindScalar, mask: mNull},
+	2131:/* ShellCallItem/properties/type */ {name: ref{96107, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{726, 1}},
+	2132:/* ShellCallOutputContent/properties/outcome */ {name: ref{96136, 41}, kind: kindTagged, mask: mObject, tag: ref{30, 4}, dflt: -1, cases: ref{386, 2}},
+	2133:/* ShellCallOutputContent/properties/stderr */ {name: ref{96181, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2134:/* ShellCallOutputContent/properties/stdout */ {name: ref{96221, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2135:/* ShellCallOutputContentOutcomeExit/properties/exit_code */ {name: ref{96261, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2136:/* ShellCallOutputContentOutcomeExit/properties/type */ {name: ref{96315, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{727, 1}},
+	2137:/* ShellCallOutputContentOutcomeTimeout/properties/type */ {name: ref{96364, 52}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{728, 1}},
+	2138:/* ShellCallOutputItem/properties/call_id */ {name: ref{96416, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2139:/* ShellCallOutputItem/properties/id */ {name: ref{96454, 33}, kind: kindScalar, mask: mNull | mString},
+	2140:/* ShellCallOutputItem/properties/max_output_length */ {name: ref{96487, 48}, kind: kindScalar, mask: mInteger | mNull},
+	2141:/* ShellCallOutputItem/properties/output */ {name: ref{96535, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 385},
+	2142:/* ShellCallOutputItem/properties/status */ {name: ref{96572, 37}, kind: kindAlts, mask: mNull | mString, alts: ref{363, 2}},
+	2143:/* ShellCallOutputItem/properties/status/anyOf/1 */ {name: ref{96609, 45}, kind: kindScalar, mask: mNull},
+	2144:/* ShellCallOutputItem/properties/type */ {name: ref{96654, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{729, 1}},
+	2145:/* ShellServerTool/properties/type */ {name: ref{96689, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{730, 1}},
+	2146:/* ShellServerToolConfig/properties/engine */ {name: ref{96720, 39}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{365, 2}},
+	2147:/* ShellServerToolConfig/properties/engine/anyOf/1 */ {name: ref{96759, 47}, kind: kindScalar, mask: mNull},
+	2148:/* ShellServerToolConfig/properties/environment */ {name: ref{96806, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{367, 2}},
+	2149:/* ShellServerToolConfig/properties/environment/anyOf/1 */ {name: ref{96850, 52}, kind: kindScalar, mask: mNull},
+	2150:/* ShellServerToolConfig/properties/sleep_after_seconds */ {name: ref{96902, 52}, kind: kindAlts, mask: mInteger | mNull, nonull: true, alts: ref{369, 2}},
+	2151:/* ShellServerToolConfig/properties/sleep_after_seconds/anyOf/1 */ {name: ref{96954, 60}, kind: kindScalar, mask: mNull},
+	2152:/* ShellServerTool_OpenRouter/properties/parameters */ {name: ref{97014, 48}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{371, 2}},
+	2153:/* ShellServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{97062, 56}, kind: kindScalar, mask: mNull},
+	2154:/* ShellServerTool_OpenRouter/properties/type */ {name: ref{97118, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{731, 1}},
+	2155:/* StopServerToolsWhenFinishReasonIs/properties/reason */ {name: ref{97160, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2156:/* StopServerToolsWhenFinishReasonIs/properties/type */ {name: ref{97211, 49}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{732, 1}},
+	2157:/* StopServerToolsWhenHasToolCall/properties/tool_name */ {name: ref{97260, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2158:/* StopServerToolsWhenHasToolCall/properties/type */ {name: ref{97311, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{733, 1}},
+	2159:/* StopServerToolsWhenMaxCost/properties/max_cost_in_dollars */ {name: ref{97357, 57}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2160:/* StopServerToolsWhenMaxCost/properties/type */ {name: ref{97414, 42}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{734, 1}},
+	2161:/* StopServerToolsWhenMaxTokensUsed/properties/max_tokens */ {name: ref{97456, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2162:/* StopServerToolsWhenMaxTokensUsed/properties/type */ {name: ref{97510, 48}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{735, 1}},
+	2163:/* StopServerToolsWhenStepCountIs/properties/step_count */ {name: ref{97558, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2164:/* StopServerToolsWhenStepCountIs/properties/type */ {name: ref{97610, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{736, 1}},
+	2165:/* StoredPromptTemplate/properties/id */ {name: ref{97656, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2166:/* StoredPromptTemplate/properties/variables */ {name: ref{97690, 41}, kind: kindAny, mask: mAll},
+	2167:/* StreamEventsResponseCompleted/properties/response */ {name: ref{97731, 49}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{373, 2}},
+	2168:/* StreamEventsResponseCompleted/properties/response/anyOf/1 */ {name: ref{97780, 57}, kind: kindScalar, mask: mNull},
+	2169:/* StreamEventsResponseFailed/properties/response */ {name: ref{97837, 46}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{375, 2}},
+	2170:/* StreamEventsResponseFailed/properties/response/anyOf/1 */ {name: ref{97883, 54}, kind: kindScalar, mask: mNull},
+	2171:/* StreamEventsResponseIncomplete/properties/response */ {name: ref{97937, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{377, 2}},
+	2172:/* StreamEventsResponseIncomplete/properties/response/anyOf/1 */ {name: ref{97987, 58}, kind: kindScalar, mask: mNull},
+	2173:/* StreamEventsResponseOutputItemAdded/properties/item */ {name: ref{98045, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{379, 2}},
+	2174:/* StreamEventsResponseOutputItemAdded/properties/item/anyOf/1 */ {name: ref{98096, 59}, kind: kindScalar, mask: mNull},
+	2175:/* StreamEventsResponseOutputItemDone/properties/item */ {name: ref{98155, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{381, 2}},
+	2176:/* StreamEventsResponseOutputItemDone/properties/item/anyOf/1 */ {name: ref{98205, 58}, kind: kindScalar, mask: mNull},
+	2177:/* StreamLogprob/properties/top_logprobs */ {name: ref{98263, 37}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 410},
+	2178:/* SubagentNestedTool/properties/parameters */ {name: ref{98300, 40}, kind: kindAny, mask: mAll},
+	2179:/* SubagentNestedTool/properties/type */ {name: ref{98340, 34}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2180:/* SubagentReasoning/properties/effort */ {name: ref{98374, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{737, 7}},
+	2181:/* SubagentReasoning/properties/max_tokens */ {name: ref{98409, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2182:/* SubagentServerToolConfig/properties/inherit_functions */ {name: ref{98448, 53}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2183:/* SubagentServerToolConfig/properties/inherited_function_names */ {name: ref{98501, 60}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2184},
+	2184:/* SubagentServerToolConfig/properties/inherited_function_names/items */ {name: ref{98561, 66}, kind: kindScalar, mask: mString},
+	2185:/* SubagentServerToolConfig/properties/instructions */ {name: ref{98627, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2186:/* SubagentServerToolConfig/properties/max_completion_tokens */ {name: ref{98675, 57}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2187:/* SubagentServerToolConfig/properties/max_tool_calls */ {name: ref{98732, 50}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2188:/* SubagentServerToolConfig/properties/model */ {name: ref{98782, 41}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2189:/* SubagentServerToolConfig/properties/name */ {name: ref{98823, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2190:/* SubagentServerToolConfig/properties/reasoning */ {name: ref{98863, 45}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{383, 2}},
+	2191:/* SubagentServerToolConfig/properties/reasoning/anyOf/1 */ {name: ref{98908, 53}, kind: kindScalar, mask: mNull},
+	2192:/* SubagentServerToolConfig/properties/temperature */ {name: ref{98961, 47}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2193:/* SubagentServerToolConfig/properties/tools */ {name: ref{99008, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 411},
+	2194:/* SubagentServerTool_OpenRouter/properties/parameters */ {name: ref{99049, 51}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{385, 2}},
+	2195:/* SubagentServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{99100, 59}, kind: kindScalar, mask: mNull},
+	2196:/* SubagentServerTool_OpenRouter/properties/type */ {name: ref{99159, 45}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{744, 1}},
+	2197:/* TextConfig/properties/format */ {name: ref{99204, 28}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{387, 2}},
+	2198:/* TextConfig/properties/format/anyOf/1 */ {name: ref{99232, 36}, kind: kindScalar, mask: mNull},
+	2199:/* TextConfig/properties/verbosity */ {name: ref{99268, 31}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{745, 3}},
+	2200:/* TextDeltaEvent/properties/logprobs */ {name: ref{99299, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
+	2201:/* TextDoneEvent/properties/logprobs */ {name: ref{99333, 33}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 409},
+	2202:/* TextExtendedConfig/properties/format */ {name: ref{99366, 36}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{389, 2}},
+	2203:/* TextExtendedConfig/properties/format/anyOf/1 */ {name: ref{99402, 44}, kind: kindScalar, mask: mNull},
+	2204:/* TextExtendedConfig/properties/verbosity */ {name: ref{99446, 39}, kind: kindScalar, mask: mNull | mString, enum: true, values: ref{748, 5}},
+	2205:/* TooManyRequestsResponse/properties/error */ {name: ref{99485, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{391, 2}},
+	2206:/* TooManyRequestsResponse/properties/error/anyOf/1 */ {name: ref{99525, 48}, kind: kindScalar, mask: mNull},
+	2207:/* TooManyRequestsResponse/properties/openrouter_metadata */ {name: ref{99573, 54}, kind: kindAny, mask: mAll},
+	2208:/* TooManyRequestsResponse/properties/user_id */ {name: ref{99627, 42}, kind: kindScalar, mask: mNull | mString},
+	2209:/* TooManyRequestsResponseErrorData/properties/code */ {name: ref{99669, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2210:/* TooManyRequestsResponseErrorData/properties/message */ {name: ref{99717, 51}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2211:/* TooManyRequestsResponseErrorData/properties/metadata */ {name: ref{99768, 52}, kind: kindAny, mask: mAll},
+	2212:/* ToolChoiceAllowed/properties/mode */ {name: ref{99820, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{753, 2}},
+	2213:/* ToolChoiceAllowed/properties/tools */ {name: ref{99853, 34}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2214},
+	2214:/* ToolChoiceAllowed/properties/tools/items */ {name: ref{99887, 40}, kind: kindAny, mask: mAll},
+	2215:/* ToolChoiceAllowed/properties/type */ {name: ref{99927, 33}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{755, 1}},
+	2216:/* ToolSearchServerTool/properties/parameters */ {name: ref{99960, 42}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{393, 2}},
+	2217:/* ToolSearchServerTool/properties/parameters/anyOf/1 */ {name: ref{100002, 50}, kind: kindScalar, mask: mNull},
+	2218:/* ToolSearchServerTool/properties/type */ {name: ref{100052, 36}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{756, 1}},
+	2219:/* ToolSearchServerToolConfig/properties/max_results */ {name: ref{100088, 49}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2220:/* TraceConfig/properties/generation_name */ {name: ref{100137, 38}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2221:/* TraceConfig/properties/parent_span_id */ {name: ref{100175, 37}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2222:/* TraceConfig/properties/span_name */ {name: ref{100212, 32}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2223:/* TraceConfig/properties/trace_id */ {name: ref{100244, 31}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2224:/* TraceConfig/properties/trace_name */ {name: ref{100275, 33}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2225:/* URLCitation/properties/content */ {name: ref{100308, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2226:/* URLCitation/properties/end_index */ {name: ref{100338, 32}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2227:/* URLCitation/properties/start_index */ {name: ref{100370, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2228:/* URLCitation/properties/title */ {name: ref{100404, 28}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2229:/* URLCitation/properties/type */ {name: ref{100432, 27}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{757, 1}},
+	2230:/* URLCitation/properties/url */ {name: ref{100459, 26}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2231:/* UnauthorizedResponse/properties/error */ {name: ref{100485, 37}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{395, 2}},
+	2232:/* UnauthorizedResponse/properties/error/anyOf/1 */ {name: ref{100522, 45}, kind: kindScalar, mask: mNull},
+	2233:/* UnauthorizedResponse/properties/openrouter_metadata */ {name: ref{100567, 51}, kind: kindAny, mask: mAll},
+	2234:/* UnauthorizedResponse/properties/user_id */ {name: ref{100618, 39}, kind: kindScalar, mask: mNull | mString},
+	2235:/* UnauthorizedResponseErrorData/properties/code */ {name: ref{100657, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2236:/* UnauthorizedResponseErrorData/properties/message */ {name: ref{100702, 48}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2237:/* UnauthorizedResponseErrorData/properties/metadata */ {name: ref{100750, 49}, kind: kindAny, mask: mAll},
+	2238:/* UnprocessableEntityResponse/properties/error */ {name: ref{100799, 44}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{397, 2}},
+	2239:/* UnprocessableEntityResponse/properties/error/anyOf/1 */ {name: ref{100843, 52}, kind: kindScalar, mask: mNull},
+	2240:/* UnprocessableEntityResponse/properties/openrouter_metadata */ {name: ref{100895, 58}, kind: kindAny, mask: mAll},
+	2241:/* UnprocessableEntityResponse/properties/user_id */ {name: ref{100953, 46}, kind: kindScalar, mask: mNull | mString},
+	2242:/* UnprocessableEntityResponseErrorData/properties/code */ {name: ref{100999, 52}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2243:/* UnprocessableEntityResponseErrorData/properties/message */ {name: ref{101051, 55}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2244:/* UnprocessableEntityResponseErrorData/properties/metadata */ {name: ref{101106, 56}, kind: kindAny, mask: mAll},
+	2245:/* Usage/allOf/1/properties/cost */ {name: ref{101162, 29}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2246:/* Usage/allOf/1/properties/cost_details */ {name: ref{101191, 37}, kind: kindObject, mask: mNull | mObject, props: ref{1915, 3}, nonull: true, nreq: 2},
+	2247:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_cost */ {name: ref{101287, 72}, kind: kindScalar, mask: mInteger | mNull | mNumber},
+	2248:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_input_cost */ {name: ref{101359, 78}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2249:/* Usage/allOf/1/properties/cost_details/properties/upstream_inference_output_cost */ {name: ref{101437, 79}, kind: kindScalar, mask: mInteger | mNull | mNumber, nonull: true},
+	2250:/* Usage/allOf/1/properties/is_byok */ {name: ref{101516, 32}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2251:/* WebFetchPlugin/properties/allowed_domains */ {name: ref{101548, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2252},
+	2252:/* WebFetchPlugin/properties/allowed_domains/items */ {name: ref{101589, 47}, kind: kindScalar, mask: mString},
+	2253:/* WebFetchPlugin/properties/blocked_domains */ {name: ref{101636, 41}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2254},
+	2254:/* WebFetchPlugin/properties/blocked_domains/items */ {name: ref{101677, 47}, kind: kindScalar, mask: mString},
+	2255:/* WebFetchPlugin/properties/id */ {name: ref{101724, 28}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{758, 1}},
+	2256:/* WebFetchPlugin/properties/max_content_tokens */ {name: ref{101752, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2257:/* WebFetchPlugin/properties/max_uses */ {name: ref{101796, 34}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2258:/* WebFetchServerTool/properties/parameters */ {name: ref{101830, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{399, 2}},
+	2259:/* WebFetchServerTool/properties/parameters/anyOf/1 */ {name: ref{101870, 48}, kind: kindScalar, mask: mNull},
+	2260:/* WebFetchServerTool/properties/type */ {name: ref{101918, 34}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{759, 1}},
+	2261:/* WebFetchServerToolConfig/properties/allowed_domains */ {name: ref{101952, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2262},
+	2262:/* WebFetchServerToolConfig/properties/allowed_domains/items */ {name: ref{102003, 57}, kind: kindScalar, mask: mString},
+	2263:/* WebFetchServerToolConfig/properties/blocked_domains */ {name: ref{102060, 51}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2264},
+	2264:/* WebFetchServerToolConfig/properties/blocked_domains/items */ {name: ref{102111, 57}, kind: kindScalar, mask: mString},
+	2265:/* WebFetchServerToolConfig/properties/engine */ {name: ref{102168, 42}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{401, 2}},
+	2266:/* WebFetchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{102210, 50}, kind: kindScalar, mask: mNull},
+	2267:/* WebFetchServerToolConfig/properties/max_content_tokens */ {name: ref{102260, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2268:/* WebFetchServerToolConfig/properties/max_uses */ {name: ref{102314, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2269:/* WebSearchConfig/properties/allowed_domains */ {name: ref{102358, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2270},
+	2270:/* WebSearchConfig/properties/allowed_domains/items */ {name: ref{102400, 48}, kind: kindScalar, mask: mString},
+	2271:/* WebSearchConfig/properties/engine */ {name: ref{102448, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{403, 2}},
+	2272:/* WebSearchConfig/properties/engine/anyOf/1 */ {name: ref{102481, 41}, kind: kindScalar, mask: mNull},
+	2273:/* WebSearchConfig/properties/excluded_domains */ {name: ref{102522, 43}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2274},
+	2274:/* WebSearchConfig/properties/excluded_domains/items */ {name: ref{102565, 49}, kind: kindScalar, mask: mString},
+	2275:/* WebSearchConfig/properties/max_characters */ {name: ref{102614, 41}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2276:/* WebSearchConfig/properties/max_results */ {name: ref{102655, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2277:/* WebSearchConfig/properties/max_total_results */ {name: ref{102693, 44}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2278:/* WebSearchConfig/properties/max_uses */ {name: ref{102737, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2279:/* WebSearchConfig/properties/mode */ {name: ref{102772, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{405, 2}},
+	2280:/* WebSearchConfig/properties/mode/anyOf/1 */ {name: ref{102803, 39}, kind: kindScalar, mask: mNull},
+	2281:/* WebSearchConfig/properties/search_context_size */ {name: ref{102842, 46}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{407, 2}},
+	2282:/* WebSearchConfig/properties/search_context_size/anyOf/1 */ {name: ref{102888, 54}, kind: kindScalar, mask: mNull},
+	2283:/* WebSearchConfig/properties/user_location */ {name: ref{102942, 40}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{409, 2}},
+	2284:/* WebSearchConfig/properties/user_location/anyOf/1 */ {name: ref{102982, 48}, kind: kindScalar, mask: mNull},
+	2285:/* WebSearchDomainFilter/properties/allowed_domains */ {name: ref{103030, 48}, kind: kindArray, mask: mArray | mNull, items: 2286},
+	2286:/* WebSearchDomainFilter/properties/allowed_domains/items */ {name: ref{103078, 54}, kind: kindScalar, mask: mString},
+	2287:/* WebSearchDomainFilter/properties/blocked_domains */ {name: ref{103132, 48}, kind: kindArray, mask: mArray | mNull, items: 2288},
+	2288:/* WebSearchDomainFilter/properties/blocked_domains/items */ {name: ref{103180, 54}, kind: kindScalar, mask: mString},
+	2289:/* WebSearchDomainFilter/properties/excluded_domains */ {name: ref{103234, 49}, kind: kindArray, mask: mArray | mNull, items: 2290},
+	2290:/* WebSearchDomainFilter/properties/excluded_domains/items */ {name: ref{103283, 55}, kind: kindScalar, mask: mString},
+	2291:/* WebSearchPlugin/properties/enabled */ {name: ref{103338, 34}, kind: kindScalar, mask: mBool | mNull, nonull: true},
+	2292:/* WebSearchPlugin/properties/engine */ {name: ref{103372, 33}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{411, 2}},
+	2293:/* WebSearchPlugin/properties/engine/anyOf/1 */ {name: ref{103405, 41}, kind: kindScalar, mask: mNull},
+	2294:/* WebSearchPlugin/properties/exclude_domains */ {name: ref{103446, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2295},
+	2295:/* WebSearchPlugin/properties/exclude_domains/items */ {name: ref{103488, 48}, kind: kindScalar, mask: mString},
+	2296:/* WebSearchPlugin/properties/id */ {name: ref{103536, 29}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{760, 1}},
+	2297:/* WebSearchPlugin/properties/include_domains */ {name: ref{103565, 42}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2298},
+	2298:/* WebSearchPlugin/properties/include_domains/items */ {name: ref{103607, 48}, kind: kindScalar, mask: mString},
+	2299:/* WebSearchPlugin/properties/max_results */ {name: ref{103655, 38}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2300:/* WebSearchPlugin/properties/max_uses */ {name: ref{103693, 35}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2301:/* WebSearchPlugin/properties/mode */ {name: ref{103728, 31}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{413, 2}},
+	2302:/* WebSearchPlugin/properties/mode/anyOf/1 */ {name: ref{103759, 39}, kind: kindScalar, mask: mNull},
+	2303:/* WebSearchPlugin/properties/search_prompt */ {name: ref{103798, 40}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2304:/* WebSearchPlugin/properties/user_location */ {name: ref{103838, 40}, kind: kindAlts, mask: mNull | mObject, alts: ref{415, 1}},
+	2305:/* WebSearchServerTool/properties/engine */ {name: ref{103878, 37}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{416, 2}},
+	2306:/* WebSearchServerTool/properties/engine/anyOf/1 */ {name: ref{103915, 45}, kind: kindScalar, mask: mNull},
+	2307:/* WebSearchServerTool/properties/max_results */ {name: ref{103960, 42}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2308:/* WebSearchServerTool/properties/max_uses */ {name: ref{104002, 39}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2309:/* WebSearchServerTool/properties/mode */ {name: ref{104041, 35}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{418, 2}},
+	2310:/* WebSearchServerTool/properties/mode/anyOf/1 */ {name: ref{104076, 43}, kind: kindScalar, mask: mNull},
+	2311:/* WebSearchServerTool/properties/search_context_size */ {name: ref{104119, 50}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{420, 2}},
+	2312:/* WebSearchServerTool/properties/search_context_size/anyOf/1 */ {name: ref{104169, 58}, kind: kindScalar, mask: mNull},
+	2313:/* WebSearchServerTool/properties/type */ {name: ref{104227, 35}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{761, 1}},
+	2314:/* WebSearchServerToolConfig/properties/allowed_domains */ {name: ref{104262, 52}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2315},
+	2315:/* WebSearchServerToolConfig/properties/allowed_domains/items */ {name: ref{104314, 58}, kind: kindScalar, mask: mString},
+	2316:/* WebSearchServerToolConfig/properties/engine */ {name: ref{104372, 43}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{422, 2}},
+	2317:/* WebSearchServerToolConfig/properties/engine/anyOf/1 */ {name: ref{104415, 51}, kind: kindScalar, mask: mNull},
+	2318:/* WebSearchServerToolConfig/properties/excluded_domains */ {name: ref{104466, 53}, kind: kindArray, mask: mArray | mNull, nonull: true, items: 2319},
+	2319:/* WebSearchServerToolConfig/properties/excluded_domains/items */ {name: ref{104519, 59}, kind: kindScalar, mask: mString},
+	2320:/* WebSearchServerToolConfig/properties/max_characters */ {name: ref{104578, 51}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2321:/* WebSearchServerToolConfig/properties/max_results */ {name: ref{104629, 48}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2322:/* WebSearchServerToolConfig/properties/max_total_results */ {name: ref{104677, 54}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2323:/* WebSearchServerToolConfig/properties/max_uses */ {name: ref{104731, 45}, kind: kindScalar, mask: mInteger | mNull, nonull: true},
+	2324:/* WebSearchServerToolConfig/properties/mode */ {name: ref{104776, 41}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{424, 2}},
+	2325:/* WebSearchServerToolConfig/properties/mode/anyOf/1 */ {name: ref{104817, 49}, kind: kindScalar, mask: mNull},
+	2326:/* WebSearchServerToolConfig/properties/search_context_size */ {name: ref{104866, 56}, kind: kindAlts, mask: mNull | mString, nonull: true, alts: ref{426, 2}},
+	2327:/* WebSearchServerToolConfig/properties/search_context_size/anyOf/1 */ {name: ref{104922, 64}, kind: kindScalar, mask: mNull},
+	2328:/* WebSearchServerToolConfig/properties/user_location */ {name: ref{104986, 50}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{428, 2}},
+	2329:/* WebSearchServerToolConfig/properties/user_location/anyOf/1 */ {name: ref{105036, 58}, kind: kindScalar, mask: mNull},
+	2330:/* WebSearchServerTool_OpenRouter/properties/parameters */ {name: ref{105094, 52}, kind: kindAlts, mask: mNull | mObject, nonull: true, alts: ref{430, 2}},
+	2331:/* WebSearchServerTool_OpenRouter/properties/parameters/anyOf/1 */ {name: ref{105146, 60}, kind: kindScalar, mask: mNull},
+	2332:/* WebSearchServerTool_OpenRouter/properties/type */ {name: ref{105206, 46}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{762, 1}},
+	2333:/* WebSearchSource/properties/type */ {name: ref{105252, 31}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{763, 1}},
+	2334:/* WebSearchSource/properties/url */ {name: ref{105283, 30}, kind: kindScalar, mask: mNull | mString, nonull: true},
+	2335:/* WebSearchUserLocation/properties/city */ {name: ref{105313, 37}, kind: kindScalar, mask: mNull | mString},
+	2336:/* WebSearchUserLocation/properties/country */ {name: ref{105350, 40}, kind: kindScalar, mask: mNull | mString},
+	2337:/* WebSearchUserLocation/properties/region */ {name: ref{105390, 39}, kind: kindScalar, mask: mNull | mString},
+	2338:/* WebSearchUserLocation/properties/timezone */ {name: ref{105429, 41}, kind: kindScalar, mask: mNull | mString},
+	2339:/* WebSearchUserLocation/properties/type */ {name: ref{105470, 37}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{764, 1}},
+	2340:/* WebSearchUserLocationServerTool/properties/city */ {name: ref{105507, 47}, kind: kindScalar, mask: mNull | mString},
+	2341:/* WebSearchUserLocationServerTool/properties/country */ {name: ref{105554, 50}, kind: kindScalar, mask: mNull | mString},
+	2342:/* WebSearchUserLocationServerTool/properties/region */ {name: ref{105604, 49}, kind: kindScalar, mask: mNull | mString},
+	2343:/* WebSearchUserLocationServerTool/properties/timezone */ {name: ref{105653, 51}, kind: kindScalar, mask: mNull | mString},
+	2344:/* WebSearchUserLocationServerTool/properties/type */ {name: ref{105704, 47}, kind: kindScalar, mask: mNull | mString, nonull: true, enum: true, values: ref{765, 1}},
 }
 
 var openRouterProps = [...]prop{
@@ -3234,153 +3233,152 @@ var openRouterProps = [...]prop{
 	{ref{249, 5}, 899, true},      // ChatStreamChunk.model
 	{ref{2561, 6}, 900, true},     // ChatStreamChunk.object
 	{ref{1641, 19}, 901, false},   // ChatStreamChunk.openrouter_metadata
-	{ref{4230, 8}, 903, false},    // ChatStreamChunk.provider
-	{ref{2692, 12}, 904, false},   // ChatStreamChunk.service_tier
-	{ref{4390, 18}, 905, false},   // ChatStreamChunk.system_fingerprint
-	{ref{2747, 5}, 906, false},    // ChatStreamChunk.usage
-	{ref{3012, 11}, 908, false},   // ChatStreamDelta.annotations
-	{ref{3023, 5}, 909, false},    // ChatStreamDelta.audio
-	{ref{335, 7}, 910, false},     // ChatStreamDelta.content
-	{ref{254, 9}, 911, false},     // ChatStreamDelta.reasoning
-	{ref{3034, 17}, 912, false},   // ChatStreamDelta.reasoning_content
-	{ref{3051, 17}, 913, false},   // ChatStreamDelta.reasoning_details
-	{ref{945, 7}, 915, false},     // ChatStreamDelta.refusal
-	{ref{21, 4}, 916, false},      // ChatStreamDelta.role
-	{ref{3068, 10}, 917, false},   // ChatStreamDelta.tool_calls
-	{ref{4517, 13}, 918, false},   // ChatStreamOptions.include_usage
-	{ref{3626, 8}, 919, false},    // ChatStreamToolCall.function
-	{ref{19, 2}, 922, false},      // ChatStreamToolCall.id
-	{ref{3140, 5}, 923, true},     // ChatStreamToolCall.index
-	{ref{30, 4}, 924, false},      // ChatStreamToolCall.type
-	{ref{3093, 4}, 925, true},     // ChatStreamingResponse.data
-	{ref{335, 7}, 927, true},      // ChatSystemMessage.content
-	{ref{90, 4}, 931, false},      // ChatSystemMessage.name
-	{ref{21, 4}, 932, true},       // ChatSystemMessage.role
-	{ref{4628, 5}, 933, true},     // ChatTokenLogprob.bytes
-	{ref{4633, 7}, 935, true},     // ChatTokenLogprob.logprob
-	{ref{4640, 5}, 936, true},     // ChatTokenLogprob.token
-	{ref{2720, 12}, 937, true},    // ChatTokenLogprob.top_logprobs
-	{ref{335, 7}, 943, true},      // ChatTokenLogprobs.content
-	{ref{945, 7}, 944, false},     // ChatTokenLogprobs.refusal
-	{ref{3626, 8}, 945, true},     // ChatToolCall.function
-	{ref{19, 2}, 948, true},       // ChatToolCall.id
-	{ref{3140, 5}, 949, false},    // ChatToolCall.index
-	{ref{30, 4}, 950, true},       // ChatToolCall.type
-	{ref{335, 7}, 953, true},      // ChatToolMessage.content
-	{ref{21, 4}, 957, true},       // ChatToolMessage.role
-	{ref{4703, 12}, 958, true},    // ChatToolMessage.tool_call_id
-	{ref{4724, 17}, 959, true},    // ChatUsage.completion_tokens
-	{ref{4741, 25}, 960, false},   // ChatUsage.completion_tokens_details
-	{ref{4766, 4}, 965, false},    // ChatUsage.cost
+	{ref{2692, 12}, 903, false},   // ChatStreamChunk.service_tier
+	{ref{4390, 18}, 904, false},   // ChatStreamChunk.system_fingerprint
+	{ref{2747, 5}, 905, false},    // ChatStreamChunk.usage
+	{ref{3012, 11}, 907, false},   // ChatStreamDelta.annotations
+	{ref{3023, 5}, 908, false},    // ChatStreamDelta.audio
+	{ref{335, 7}, 909, false},     // ChatStreamDelta.content
+	{ref{254, 9}, 910, false},     // ChatStreamDelta.reasoning
+	{ref{3034, 17}, 911, false},   // ChatStreamDelta.reasoning_content
+	{ref{3051, 17}, 912, false},   // ChatStreamDelta.reasoning_details
+	{ref{945, 7}, 914, false},     // ChatStreamDelta.refusal
+	{ref{21, 4}, 915, false},      // ChatStreamDelta.role
+	{ref{3068, 10}, 916, false},   // ChatStreamDelta.tool_calls
+	{ref{4517, 13}, 917, false},   // ChatStreamOptions.include_usage
+	{ref{3626, 8}, 918, false},    // ChatStreamToolCall.function
+	{ref{19, 2}, 921, false},      // ChatStreamToolCall.id
+	{ref{3140, 5}, 922, true},     // ChatStreamToolCall.index
+	{ref{30, 4}, 923, false},      // ChatStreamToolCall.type
+	{ref{3093, 4}, 924, true},     // ChatStreamingResponse.data
+	{ref{335, 7}, 926, true},      // ChatSystemMessage.content
+	{ref{90, 4}, 930, false},      // ChatSystemMessage.name
+	{ref{21, 4}, 931, true},       // ChatSystemMessage.role
+	{ref{4628, 5}, 932, true},     // ChatTokenLogprob.bytes
+	{ref{4633, 7}, 934, true},     // ChatTokenLogprob.logprob
+	{ref{4640, 5}, 935, true},     // ChatTokenLogprob.token
+	{ref{2720, 12}, 936, true},    // ChatTokenLogprob.top_logprobs
+	{ref{335, 7}, 942, true},      // ChatTokenLogprobs.content
+	{ref{945, 7}, 943, false},     // ChatTokenLogprobs.refusal
+	{ref{3626, 8}, 944, true},     // ChatToolCall.function
+	{ref{19, 2}, 947, true},       // ChatToolCall.id
+	{ref{3140, 5}, 948, false},    // ChatToolCall.index
+	{ref{30, 4}, 949, true},       // ChatToolCall.type
+	{ref{335, 7}, 952, true},      // ChatToolMessage.content
+	{ref{21, 4}, 956, true},       // ChatToolMessage.role
+	{ref{4703, 12}, 957, true},    // ChatToolMessage.tool_call_id
+	{ref{4724, 17}, 958, true},    // ChatUsage.completion_tokens
+	{ref{4741, 25}, 959, false},   // ChatUsage.completion_tokens_details
+	{ref{4766, 4}, 964, false},    // ChatUsage.cost
 	{ref{4770, 12}, 131, false},   // ChatUsage.cost_details
-	{ref{4782, 7}, 966, false},    // ChatUsage.is_byok
-	{ref{4789, 13}, 967, true},    // ChatUsage.prompt_tokens
-	{ref{4802, 21}, 968, false},   // ChatUsage.prompt_tokens_details
+	{ref{4782, 7}, 965, false},    // ChatUsage.is_byok
+	{ref{4789, 13}, 966, true},    // ChatUsage.prompt_tokens
+	{ref{4802, 21}, 967, false},   // ChatUsage.prompt_tokens_details
 	{ref{4823, 23}, 380, false},   // ChatUsage.server_tool_use_details
-	{ref{4846, 12}, 973, true},    // ChatUsage.total_tokens
-	{ref{335, 7}, 974, true},      // ChatUserMessage.content
-	{ref{90, 4}, 978, false},      // ChatUserMessage.name
-	{ref{21, 4}, 979, true},       // ChatUserMessage.role
-	{ref{4895, 15}, 980, false},   // ChatWebSearchShorthand.allowed_domains
-	{ref{1441, 6}, 982, false},    // ChatWebSearchShorthand.engine
-	{ref{4910, 16}, 984, false},   // ChatWebSearchShorthand.excluded_domains
-	{ref{4926, 14}, 986, false},   // ChatWebSearchShorthand.max_characters
-	{ref{4940, 11}, 987, false},   // ChatWebSearchShorthand.max_results
-	{ref{4951, 17}, 988, false},   // ChatWebSearchShorthand.max_total_results
-	{ref{4968, 8}, 989, false},    // ChatWebSearchShorthand.max_uses
-	{ref{2196, 4}, 990, false},    // ChatWebSearchShorthand.mode
-	{ref{94, 10}, 992, false},     // ChatWebSearchShorthand.parameters
-	{ref{4976, 19}, 994, false},   // ChatWebSearchShorthand.search_context_size
-	{ref{30, 4}, 996, true},       // ChatWebSearchShorthand.type
-	{ref{4995, 13}, 997, false},   // ChatWebSearchShorthand.user_location
-	{ref{1178, 5}, 999, true},     // CodeInterpreterCallCodeDeltaEvent.delta
-	{ref{514, 7}, 1000, true},     // CodeInterpreterCallCodeDeltaEvent.item_id
-	{ref{521, 12}, 1001, true},    // CodeInterpreterCallCodeDeltaEvent.output_index
-	{ref{533, 15}, 1002, true},    // CodeInterpreterCallCodeDeltaEvent.sequence_number
-	{ref{30, 4}, 1003, true},      // CodeInterpreterCallCodeDeltaEvent.type
-	{ref{1694, 4}, 1004, true},    // CodeInterpreterCallCodeDoneEvent.code
-	{ref{514, 7}, 1005, true},     // CodeInterpreterCallCodeDoneEvent.item_id
-	{ref{521, 12}, 1006, true},    // CodeInterpreterCallCodeDoneEvent.output_index
-	{ref{533, 15}, 1007, true},    // CodeInterpreterCallCodeDoneEvent.sequence_number
-	{ref{30, 4}, 1008, true},      // CodeInterpreterCallCodeDoneEvent.type
-	{ref{514, 7}, 1009, true},     // CodeInterpreterCallCompletedEvent.item_id
-	{ref{521, 12}, 1010, true},    // CodeInterpreterCallCompletedEvent.output_index
-	{ref{533, 15}, 1011, true},    // CodeInterpreterCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1012, true},      // CodeInterpreterCallCompletedEvent.type
-	{ref{514, 7}, 1013, true},     // CodeInterpreterCallInProgressEvent.item_id
-	{ref{521, 12}, 1014, true},    // CodeInterpreterCallInProgressEvent.output_index
-	{ref{533, 15}, 1015, true},    // CodeInterpreterCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1016, true},      // CodeInterpreterCallInProgressEvent.type
-	{ref{514, 7}, 1017, true},     // CodeInterpreterCallInterpretingEvent.item_id
-	{ref{521, 12}, 1018, true},    // CodeInterpreterCallInterpretingEvent.output_index
-	{ref{533, 15}, 1019, true},    // CodeInterpreterCallInterpretingEvent.sequence_number
-	{ref{30, 4}, 1020, true},      // CodeInterpreterCallInterpretingEvent.type
-	{ref{1694, 4}, 1021, false},   // CodeInterpreterCallItem.code
-	{ref{5199, 12}, 1022, false},  // CodeInterpreterCallItem.container_id
-	{ref{19, 2}, 1023, true},      // CodeInterpreterCallItem.id
-	{ref{5211, 7}, 1024, false},   // CodeInterpreterCallItem.outputs
-	{ref{1079, 6}, 1026, true},    // CodeInterpreterCallItem.status
-	{ref{30, 4}, 1027, true},      // CodeInterpreterCallItem.type
-	{ref{5243, 12}, 1028, false},  // CodeInterpreterFileOutput.download_url
-	{ref{5255, 10}, 1029, false},  // CodeInterpreterFileOutput.error_code
-	{ref{3097, 10}, 1030, false},  // CodeInterpreterFileOutput.expires_at
-	{ref{5265, 8}, 1031, false},   // CodeInterpreterFileOutput.filename
-	{ref{19, 2}, 1032, false},     // CodeInterpreterFileOutput.id
-	{ref{5273, 10}, 1033, false},  // CodeInterpreterFileOutput.media_type
-	{ref{5283, 6}, 1034, false},   // CodeInterpreterFileOutput.sha256
-	{ref{5289, 10}, 1035, false},  // CodeInterpreterFileOutput.size_bytes
-	{ref{1079, 6}, 1036, false},   // CodeInterpreterFileOutput.status
-	{ref{30, 4}, 1037, true},      // CodeInterpreterFileOutput.type
-	{ref{30, 4}, 1038, true},      // CodeInterpreterImageOutput.type
-	{ref{3374, 3}, 1039, true},    // CodeInterpreterImageOutput.url
-	{ref{5350, 4}, 1040, true},    // CodeInterpreterLogsOutput.logs
-	{ref{30, 4}, 1041, true},      // CodeInterpreterLogsOutput.type
-	{ref{5379, 9}, 1042, true},    // CodeInterpreterServerTool.container
-	{ref{30, 4}, 1050, true},      // CodeInterpreterServerTool.type
-	{ref{30, 4}, 1051, true},      // CodexLocalShellTool.type
-	{ref{390, 17}, 1052, true},    // CompactionItem.encrypted_content
-	{ref{19, 2}, 1053, false},     // CompactionItem.id
-	{ref{30, 4}, 1054, true},      // CompactionItem.type
-	{ref{5435, 8}, 1055, true},    // CompletedEvent.response
-	{ref{533, 15}, 1057, true},    // CompletedEvent.sequence_number
-	{ref{30, 4}, 1058, true},      // CompletedEvent.type
-	{ref{5457, 7}, 1059, true},    // CompoundFilter.filters
-	{ref{30, 4}, 1061, true},      // CompoundFilter.type
-	{ref{5485, 14}, 1062, true},   // ComputerUseServerTool.display_height
-	{ref{5499, 13}, 1063, true},   // ComputerUseServerTool.display_width
-	{ref{2865, 11}, 1064, true},   // ComputerUseServerTool.environment
-	{ref{30, 4}, 1065, true},      // ComputerUseServerTool.type
-	{ref{30, 4}, 1066, true},      // ContainerAutoEnvironment.type
-	{ref{5199, 12}, 1067, true},   // ContainerReferenceEnvironment.container_id
-	{ref{30, 4}, 1068, true},      // ContainerReferenceEnvironment.type
+	{ref{4846, 12}, 972, true},    // ChatUsage.total_tokens
+	{ref{335, 7}, 973, true},      // ChatUserMessage.content
+	{ref{90, 4}, 977, false},      // ChatUserMessage.name
+	{ref{21, 4}, 978, true},       // ChatUserMessage.role
+	{ref{4895, 15}, 979, false},   // ChatWebSearchShorthand.allowed_domains
+	{ref{1441, 6}, 981, false},    // ChatWebSearchShorthand.engine
+	{ref{4910, 16}, 983, false},   // ChatWebSearchShorthand.excluded_domains
+	{ref{4926, 14}, 985, false},   // ChatWebSearchShorthand.max_characters
+	{ref{4940, 11}, 986, false},   // ChatWebSearchShorthand.max_results
+	{ref{4951, 17}, 987, false},   // ChatWebSearchShorthand.max_total_results
+	{ref{4968, 8}, 988, false},    // ChatWebSearchShorthand.max_uses
+	{ref{2196, 4}, 989, false},    // ChatWebSearchShorthand.mode
+	{ref{94, 10}, 991, false},     // ChatWebSearchShorthand.parameters
+	{ref{4976, 19}, 993, false},   // ChatWebSearchShorthand.search_context_size
+	{ref{30, 4}, 995, true},       // ChatWebSearchShorthand.type
+	{ref{4995, 13}, 996, false},   // ChatWebSearchShorthand.user_location
+	{ref{1178, 5}, 998, true},     // CodeInterpreterCallCodeDeltaEvent.delta
+	{ref{514, 7}, 999, true},      // CodeInterpreterCallCodeDeltaEvent.item_id
+	{ref{521, 12}, 1000, true},    // CodeInterpreterCallCodeDeltaEvent.output_index
+	{ref{533, 15}, 1001, true},    // CodeInterpreterCallCodeDeltaEvent.sequence_number
+	{ref{30, 4}, 1002, true},      // CodeInterpreterCallCodeDeltaEvent.type
+	{ref{1694, 4}, 1003, true},    // CodeInterpreterCallCodeDoneEvent.code
+	{ref{514, 7}, 1004, true},     // CodeInterpreterCallCodeDoneEvent.item_id
+	{ref{521, 12}, 1005, true},    // CodeInterpreterCallCodeDoneEvent.output_index
+	{ref{533, 15}, 1006, true},    // CodeInterpreterCallCodeDoneEvent.sequence_number
+	{ref{30, 4}, 1007, true},      // CodeInterpreterCallCodeDoneEvent.type
+	{ref{514, 7}, 1008, true},     // CodeInterpreterCallCompletedEvent.item_id
+	{ref{521, 12}, 1009, true},    // CodeInterpreterCallCompletedEvent.output_index
+	{ref{533, 15}, 1010, true},    // CodeInterpreterCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1011, true},      // CodeInterpreterCallCompletedEvent.type
+	{ref{514, 7}, 1012, true},     // CodeInterpreterCallInProgressEvent.item_id
+	{ref{521, 12}, 1013, true},    // CodeInterpreterCallInProgressEvent.output_index
+	{ref{533, 15}, 1014, true},    // CodeInterpreterCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1015, true},      // CodeInterpreterCallInProgressEvent.type
+	{ref{514, 7}, 1016, true},     // CodeInterpreterCallInterpretingEvent.item_id
+	{ref{521, 12}, 1017, true},    // CodeInterpreterCallInterpretingEvent.output_index
+	{ref{533, 15}, 1018, true},    // CodeInterpreterCallInterpretingEvent.sequence_number
+	{ref{30, 4}, 1019, true},      // CodeInterpreterCallInterpretingEvent.type
+	{ref{1694, 4}, 1020, false},   // CodeInterpreterCallItem.code
+	{ref{5199, 12}, 1021, false},  // CodeInterpreterCallItem.container_id
+	{ref{19, 2}, 1022, true},      // CodeInterpreterCallItem.id
+	{ref{5211, 7}, 1023, false},   // CodeInterpreterCallItem.outputs
+	{ref{1079, 6}, 1025, true},    // CodeInterpreterCallItem.status
+	{ref{30, 4}, 1026, true},      // CodeInterpreterCallItem.type
+	{ref{5243, 12}, 1027, false},  // CodeInterpreterFileOutput.download_url
+	{ref{5255, 10}, 1028, false},  // CodeInterpreterFileOutput.error_code
+	{ref{3097, 10}, 1029, false},  // CodeInterpreterFileOutput.expires_at
+	{ref{5265, 8}, 1030, false},   // CodeInterpreterFileOutput.filename
+	{ref{19, 2}, 1031, false},     // CodeInterpreterFileOutput.id
+	{ref{5273, 10}, 1032, false},  // CodeInterpreterFileOutput.media_type
+	{ref{5283, 6}, 1033, false},   // CodeInterpreterFileOutput.sha256
+	{ref{5289, 10}, 1034, false},  // CodeInterpreterFileOutput.size_bytes
+	{ref{1079, 6}, 1035, false},   // CodeInterpreterFileOutput.status
+	{ref{30, 4}, 1036, true},      // CodeInterpreterFileOutput.type
+	{ref{30, 4}, 1037, true},      // CodeInterpreterImageOutput.type
+	{ref{3374, 3}, 1038, true},    // CodeInterpreterImageOutput.url
+	{ref{5350, 4}, 1039, true},    // CodeInterpreterLogsOutput.logs
+	{ref{30, 4}, 1040, true},      // CodeInterpreterLogsOutput.type
+	{ref{5379, 9}, 1041, true},    // CodeInterpreterServerTool.container
+	{ref{30, 4}, 1049, true},      // CodeInterpreterServerTool.type
+	{ref{30, 4}, 1050, true},      // CodexLocalShellTool.type
+	{ref{390, 17}, 1051, true},    // CompactionItem.encrypted_content
+	{ref{19, 2}, 1052, false},     // CompactionItem.id
+	{ref{30, 4}, 1053, true},      // CompactionItem.type
+	{ref{5435, 8}, 1054, true},    // CompletedEvent.response
+	{ref{533, 15}, 1056, true},    // CompletedEvent.sequence_number
+	{ref{30, 4}, 1057, true},      // CompletedEvent.type
+	{ref{5457, 7}, 1058, true},    // CompoundFilter.filters
+	{ref{30, 4}, 1060, true},      // CompoundFilter.type
+	{ref{5485, 14}, 1061, true},   // ComputerUseServerTool.display_height
+	{ref{5499, 13}, 1062, true},   // ComputerUseServerTool.display_width
+	{ref{2865, 11}, 1063, true},   // ComputerUseServerTool.environment
+	{ref{30, 4}, 1064, true},      // ComputerUseServerTool.type
+	{ref{30, 4}, 1065, true},      // ContainerAutoEnvironment.type
+	{ref{5199, 12}, 1066, true},   // ContainerReferenceEnvironment.container_id
+	{ref{30, 4}, 1067, true},      // ContainerReferenceEnvironment.type
 	{ref{501, 13}, 570, true},     // ContentPartAddedEvent.content_index
 	{ref{514, 7}, 571, true},      // ContentPartAddedEvent.item_id
 	{ref{521, 12}, 572, true},     // ContentPartAddedEvent.output_index
-	{ref{1807, 4}, 1069, true},    // ContentPartAddedEvent.part
+	{ref{1807, 4}, 1068, true},    // ContentPartAddedEvent.part
 	{ref{533, 15}, 574, true},     // ContentPartAddedEvent.sequence_number
 	{ref{30, 4}, 575, true},       // ContentPartAddedEvent.type
 	{ref{501, 13}, 576, true},     // ContentPartDoneEvent.content_index
 	{ref{514, 7}, 577, true},      // ContentPartDoneEvent.item_id
 	{ref{521, 12}, 578, true},     // ContentPartDoneEvent.output_index
-	{ref{1807, 4}, 1070, true},    // ContentPartDoneEvent.part
+	{ref{1807, 4}, 1069, true},    // ContentPartDoneEvent.part
 	{ref{533, 15}, 580, true},     // ContentPartDoneEvent.sequence_number
 	{ref{30, 4}, 581, true},       // ContentPartDoneEvent.type
-	{ref{390, 17}, 1071, false},   // ContextCompactionItem.encrypted_content
-	{ref{19, 2}, 1072, false},     // ContextCompactionItem.id
-	{ref{30, 4}, 1073, true},      // ContextCompactionItem.type
-	{ref{1571, 7}, 1074, false},   // ContextCompressionPlugin.enabled
-	{ref{1441, 6}, 1075, false},   // ContextCompressionPlugin.engine
-	{ref{19, 2}, 1077, true},      // ContextCompressionPlugin.id
-	{ref{5696, 35}, 1078, true},   // CostDetails.upstream_inference_completions_cost
-	{ref{5731, 23}, 1079, false},  // CostDetails.upstream_inference_cost
-	{ref{5754, 30}, 1080, true},   // CostDetails.upstream_inference_prompt_cost
-	{ref{5435, 8}, 1081, true},    // CreatedEvent.response
-	{ref{533, 15}, 1083, true},    // CreatedEvent.sequence_number
-	{ref{30, 4}, 1084, true},      // CreatedEvent.type
-	{ref{79, 11}, 1085, false},    // CustomTool.description
-	{ref{5806, 6}, 1086, false},   // CustomTool.format
-	{ref{90, 4}, 1087, true},      // CustomTool.name
-	{ref{30, 4}, 1088, true},      // CustomTool.type
+	{ref{390, 17}, 1070, false},   // ContextCompactionItem.encrypted_content
+	{ref{19, 2}, 1071, false},     // ContextCompactionItem.id
+	{ref{30, 4}, 1072, true},      // ContextCompactionItem.type
+	{ref{1571, 7}, 1073, false},   // ContextCompressionPlugin.enabled
+	{ref{1441, 6}, 1074, false},   // ContextCompressionPlugin.engine
+	{ref{19, 2}, 1076, true},      // ContextCompressionPlugin.id
+	{ref{5696, 35}, 1077, true},   // CostDetails.upstream_inference_completions_cost
+	{ref{5731, 23}, 1078, false},  // CostDetails.upstream_inference_cost
+	{ref{5754, 30}, 1079, true},   // CostDetails.upstream_inference_prompt_cost
+	{ref{5435, 8}, 1080, true},    // CreatedEvent.response
+	{ref{533, 15}, 1082, true},    // CreatedEvent.sequence_number
+	{ref{30, 4}, 1083, true},      // CreatedEvent.type
+	{ref{79, 11}, 1084, false},    // CustomTool.description
+	{ref{5806, 6}, 1085, false},   // CustomTool.format
+	{ref{90, 4}, 1086, true},      // CustomTool.name
+	{ref{30, 4}, 1087, true},      // CustomTool.type
 	{ref{1178, 5}, 582, true},     // CustomToolCallInputDeltaEvent.delta
 	{ref{514, 7}, 583, true},      // CustomToolCallInputDeltaEvent.item_id
 	{ref{521, 12}, 584, true},     // CustomToolCallInputDeltaEvent.output_index
@@ -3391,89 +3389,89 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 589, true},     // CustomToolCallInputDoneEvent.output_index
 	{ref{533, 15}, 590, true},     // CustomToolCallInputDoneEvent.sequence_number
 	{ref{30, 4}, 591, true},       // CustomToolCallInputDoneEvent.type
-	{ref{1063, 7}, 1089, true},    // CustomToolCallItem.call_id
-	{ref{19, 2}, 1090, false},     // CustomToolCallItem.id
-	{ref{1900, 5}, 1091, true},    // CustomToolCallItem.input
-	{ref{90, 4}, 1092, true},      // CustomToolCallItem.name
-	{ref{5887, 9}, 1093, false},   // CustomToolCallItem.namespace
-	{ref{1079, 6}, 1095, false},   // CustomToolCallItem.status
-	{ref{30, 4}, 1094, true},      // CustomToolCallItem.type
-	{ref{1063, 7}, 1097, true},    // CustomToolCallOutputItem.call_id
-	{ref{19, 2}, 1098, false},     // CustomToolCallOutputItem.id
-	{ref{1247, 6}, 1099, true},    // CustomToolCallOutputItem.output
-	{ref{30, 4}, 1104, true},      // CustomToolCallOutputItem.type
+	{ref{1063, 7}, 1088, true},    // CustomToolCallItem.call_id
+	{ref{19, 2}, 1089, false},     // CustomToolCallItem.id
+	{ref{1900, 5}, 1090, true},    // CustomToolCallItem.input
+	{ref{90, 4}, 1091, true},      // CustomToolCallItem.name
+	{ref{5887, 9}, 1092, false},   // CustomToolCallItem.namespace
+	{ref{1079, 6}, 1094, false},   // CustomToolCallItem.status
+	{ref{30, 4}, 1093, true},      // CustomToolCallItem.type
+	{ref{1063, 7}, 1096, true},    // CustomToolCallOutputItem.call_id
+	{ref{19, 2}, 1097, false},     // CustomToolCallOutputItem.id
+	{ref{1247, 6}, 1098, true},    // CustomToolCallOutputItem.output
+	{ref{30, 4}, 1103, true},      // CustomToolCallOutputItem.type
 	{ref{440, 6}, 489, true},      // CustomToolCallOutputItemOutputInputImage.detail
 	{ref{446, 9}, 490, false},     // CustomToolCallOutputItemOutputInputImage.image_url
 	{ref{30, 4}, 491, true},       // CustomToolCallOutputItemOutputInputImage.type
-	{ref{5983, 10}, 1105, true},   // CustomToolFormatGrammar.definition
-	{ref{5993, 6}, 1106, true},    // CustomToolFormatGrammar.syntax
-	{ref{30, 4}, 1107, true},      // CustomToolFormatGrammar.type
-	{ref{30, 4}, 1108, true},      // CustomToolFormatText.type
-	{ref{94, 10}, 1109, false},    // DatetimeServerTool.parameters
-	{ref{30, 4}, 1111, true},      // DatetimeServerTool.type
-	{ref{6061, 8}, 1112, false},   // DatetimeServerToolConfig.timezone
-	{ref{4157, 5}, 1113, true},    // DebugEvent.debug
-	{ref{533, 15}, 1119, true},    // DebugEvent.sequence_number
-	{ref{30, 4}, 1120, true},      // DebugEvent.type
-	{ref{335, 7}, 1121, false},    // EasyInputMessage.content
-	{ref{2165, 5}, 1126, false},   // EasyInputMessage.phase
-	{ref{21, 4}, 1127, true},      // EasyInputMessage.role
-	{ref{30, 4}, 1128, false},     // EasyInputMessage.type
+	{ref{5983, 10}, 1104, true},   // CustomToolFormatGrammar.definition
+	{ref{5993, 6}, 1105, true},    // CustomToolFormatGrammar.syntax
+	{ref{30, 4}, 1106, true},      // CustomToolFormatGrammar.type
+	{ref{30, 4}, 1107, true},      // CustomToolFormatText.type
+	{ref{94, 10}, 1108, false},    // DatetimeServerTool.parameters
+	{ref{30, 4}, 1110, true},      // DatetimeServerTool.type
+	{ref{6061, 8}, 1111, false},   // DatetimeServerToolConfig.timezone
+	{ref{4157, 5}, 1112, true},    // DebugEvent.debug
+	{ref{533, 15}, 1118, true},    // DebugEvent.sequence_number
+	{ref{30, 4}, 1119, true},      // DebugEvent.type
+	{ref{335, 7}, 1120, false},    // EasyInputMessage.content
+	{ref{2165, 5}, 1125, false},   // EasyInputMessage.phase
+	{ref{21, 4}, 1126, true},      // EasyInputMessage.role
+	{ref{30, 4}, 1127, false},     // EasyInputMessage.type
 	{ref{440, 6}, 489, true},      // EasyInputMessageContentInputImage.detail
 	{ref{446, 9}, 490, false},     // EasyInputMessageContentInputImage.image_url
 	{ref{30, 4}, 491, true},       // EasyInputMessageContentInputImage.type
-	{ref{1636, 5}, 1129, true},    // EdgeNetworkTimeoutResponse.error
-	{ref{1641, 19}, 1131, false},  // EdgeNetworkTimeoutResponse.openrouter_metadata
-	{ref{1660, 7}, 1132, false},   // EdgeNetworkTimeoutResponse.user_id
-	{ref{1694, 4}, 1133, true},    // EdgeNetworkTimeoutResponseErrorData.code
-	{ref{1698, 7}, 1134, true},    // EdgeNetworkTimeoutResponseErrorData.message
-	{ref{1705, 8}, 1135, false},   // EdgeNetworkTimeoutResponseErrorData.metadata
-	{ref{249, 5}, 1136, true},     // EndpointInfo.model
-	{ref{4230, 8}, 1137, true},    // EndpointInfo.provider
-	{ref{6228, 8}, 1138, true},    // EndpointInfo.selected
-	{ref{6253, 9}, 1139, true},    // EndpointsMetadata.available
-	{ref{6262, 5}, 1140, true},    // EndpointsMetadata.total
+	{ref{1636, 5}, 1128, true},    // EdgeNetworkTimeoutResponse.error
+	{ref{1641, 19}, 1130, false},  // EdgeNetworkTimeoutResponse.openrouter_metadata
+	{ref{1660, 7}, 1131, false},   // EdgeNetworkTimeoutResponse.user_id
+	{ref{1694, 4}, 1132, true},    // EdgeNetworkTimeoutResponseErrorData.code
+	{ref{1698, 7}, 1133, true},    // EdgeNetworkTimeoutResponseErrorData.message
+	{ref{1705, 8}, 1134, false},   // EdgeNetworkTimeoutResponseErrorData.metadata
+	{ref{249, 5}, 1135, true},     // EndpointInfo.model
+	{ref{4230, 8}, 1136, true},    // EndpointInfo.provider
+	{ref{6228, 8}, 1137, true},    // EndpointInfo.selected
+	{ref{6253, 9}, 1138, true},    // EndpointsMetadata.available
+	{ref{6262, 5}, 1139, true},    // EndpointsMetadata.total
 	{ref{1694, 4}, 592, true},     // ErrorEvent.code
 	{ref{1698, 7}, 593, true},     // ErrorEvent.message
 	{ref{1919, 5}, 594, true},     // ErrorEvent.param
 	{ref{533, 15}, 595, true},     // ErrorEvent.sequence_number
 	{ref{30, 4}, 596, true},       // ErrorEvent.type
-	{ref{5435, 8}, 1141, true},    // FailedEvent.response
-	{ref{533, 15}, 1143, true},    // FailedEvent.sequence_number
-	{ref{30, 4}, 1144, true},      // FailedEvent.type
-	{ref{6338, 7}, 1145, true},    // FileCitation.file_id
-	{ref{5265, 8}, 1146, true},    // FileCitation.filename
-	{ref{3140, 5}, 1147, true},    // FileCitation.index
-	{ref{30, 4}, 1148, true},      // FileCitation.type
-	{ref{1571, 7}, 1149, false},   // FileParserPlugin.enabled
-	{ref{19, 2}, 1150, true},      // FileParserPlugin.id
-	{ref{6361, 3}, 1151, false},   // FileParserPlugin.pdf
-	{ref{6338, 7}, 1153, true},    // FilePath.file_id
-	{ref{3140, 5}, 1154, true},    // FilePath.index
-	{ref{30, 4}, 1155, true},      // FilePath.type
-	{ref{5457, 7}, 1156, false},   // FileSearchServerTool.filters
-	{ref{6392, 15}, 1159, false},  // FileSearchServerTool.max_num_results
-	{ref{6407, 15}, 1160, false},  // FileSearchServerTool.ranking_options
-	{ref{30, 4}, 1163, true},      // FileSearchServerTool.type
-	{ref{6422, 16}, 1164, true},   // FileSearchServerTool.vector_store_ids
-	{ref{6467, 3}, 1166, true},    // FileSearchServerToolFiltersEq.key
-	{ref{30, 4}, 1167, true},      // FileSearchServerToolFiltersEq.type
-	{ref{6470, 5}, 1168, true},    // FileSearchServerToolFiltersEq.value
-	{ref{94, 10}, 1177, false},    // FilesServerTool.parameters
-	{ref{30, 4}, 1178, true},      // FilesServerTool.type
-	{ref{1636, 5}, 1179, true},    // ForbiddenResponse.error
-	{ref{1641, 19}, 1181, false},  // ForbiddenResponse.openrouter_metadata
-	{ref{1660, 7}, 1182, false},   // ForbiddenResponse.user_id
-	{ref{1694, 4}, 1183, true},    // ForbiddenResponseErrorData.code
-	{ref{1698, 7}, 1184, true},    // ForbiddenResponseErrorData.message
-	{ref{1705, 8}, 1185, false},   // ForbiddenResponseErrorData.metadata
-	{ref{30, 4}, 1186, true},      // FormatJsonObjectConfig.type
-	{ref{79, 11}, 1187, false},    // FormatJsonSchemaConfig.description
-	{ref{90, 4}, 1188, true},      // FormatJsonSchemaConfig.name
-	{ref{3966, 6}, 1189, true},    // FormatJsonSchemaConfig.schema
-	{ref{104, 6}, 1190, false},    // FormatJsonSchemaConfig.strict
-	{ref{30, 4}, 1191, true},      // FormatJsonSchemaConfig.type
-	{ref{30, 4}, 1192, true},      // FormatTextConfig.type
+	{ref{5435, 8}, 1140, true},    // FailedEvent.response
+	{ref{533, 15}, 1142, true},    // FailedEvent.sequence_number
+	{ref{30, 4}, 1143, true},      // FailedEvent.type
+	{ref{6338, 7}, 1144, true},    // FileCitation.file_id
+	{ref{5265, 8}, 1145, true},    // FileCitation.filename
+	{ref{3140, 5}, 1146, true},    // FileCitation.index
+	{ref{30, 4}, 1147, true},      // FileCitation.type
+	{ref{1571, 7}, 1148, false},   // FileParserPlugin.enabled
+	{ref{19, 2}, 1149, true},      // FileParserPlugin.id
+	{ref{6361, 3}, 1150, false},   // FileParserPlugin.pdf
+	{ref{6338, 7}, 1152, true},    // FilePath.file_id
+	{ref{3140, 5}, 1153, true},    // FilePath.index
+	{ref{30, 4}, 1154, true},      // FilePath.type
+	{ref{5457, 7}, 1155, false},   // FileSearchServerTool.filters
+	{ref{6392, 15}, 1158, false},  // FileSearchServerTool.max_num_results
+	{ref{6407, 15}, 1159, false},  // FileSearchServerTool.ranking_options
+	{ref{30, 4}, 1162, true},      // FileSearchServerTool.type
+	{ref{6422, 16}, 1163, true},   // FileSearchServerTool.vector_store_ids
+	{ref{6467, 3}, 1165, true},    // FileSearchServerToolFiltersEq.key
+	{ref{30, 4}, 1166, true},      // FileSearchServerToolFiltersEq.type
+	{ref{6470, 5}, 1167, true},    // FileSearchServerToolFiltersEq.value
+	{ref{94, 10}, 1176, false},    // FilesServerTool.parameters
+	{ref{30, 4}, 1177, true},      // FilesServerTool.type
+	{ref{1636, 5}, 1178, true},    // ForbiddenResponse.error
+	{ref{1641, 19}, 1180, false},  // ForbiddenResponse.openrouter_metadata
+	{ref{1660, 7}, 1181, false},   // ForbiddenResponse.user_id
+	{ref{1694, 4}, 1182, true},    // ForbiddenResponseErrorData.code
+	{ref{1698, 7}, 1183, true},    // ForbiddenResponseErrorData.message
+	{ref{1705, 8}, 1184, false},   // ForbiddenResponseErrorData.metadata
+	{ref{30, 4}, 1185, true},      // FormatJsonObjectConfig.type
+	{ref{79, 11}, 1186, false},    // FormatJsonSchemaConfig.description
+	{ref{90, 4}, 1187, true},      // FormatJsonSchemaConfig.name
+	{ref{3966, 6}, 1188, true},    // FormatJsonSchemaConfig.schema
+	{ref{104, 6}, 1189, false},    // FormatJsonSchemaConfig.strict
+	{ref{30, 4}, 1190, true},      // FormatJsonSchemaConfig.type
+	{ref{30, 4}, 1191, true},      // FormatTextConfig.type
 	{ref{1178, 5}, 597, true},     // FunctionCallArgsDeltaEvent.delta
 	{ref{514, 7}, 598, true},      // FunctionCallArgsDeltaEvent.item_id
 	{ref{521, 12}, 599, true},     // FunctionCallArgsDeltaEvent.output_index
@@ -3485,20 +3483,20 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 605, true},     // FunctionCallArgsDoneEvent.output_index
 	{ref{533, 15}, 606, true},     // FunctionCallArgsDoneEvent.sequence_number
 	{ref{30, 4}, 607, true},       // FunctionCallArgsDoneEvent.type
-	{ref{1983, 9}, 1193, true},    // FunctionCallItem.arguments
-	{ref{1063, 7}, 1194, true},    // FunctionCallItem.call_id
-	{ref{19, 2}, 1195, true},      // FunctionCallItem.id
-	{ref{90, 4}, 1196, true},      // FunctionCallItem.name
-	{ref{5887, 9}, 1197, false},   // FunctionCallItem.namespace
-	{ref{1079, 6}, 1198, false},   // FunctionCallItem.status
-	{ref{6699, 11}, 1200, false},  // FunctionCallItem.subagent_id
-	{ref{6710, 14}, 1201, false},  // FunctionCallItem.subagent_items
-	{ref{30, 4}, 1204, true},      // FunctionCallItem.type
-	{ref{1063, 7}, 1205, true},    // FunctionCallOutputItem.call_id
-	{ref{19, 2}, 1206, false},     // FunctionCallOutputItem.id
-	{ref{1247, 6}, 1207, true},    // FunctionCallOutputItem.output
-	{ref{1079, 6}, 1212, false},   // FunctionCallOutputItem.status
-	{ref{30, 4}, 1214, true},      // FunctionCallOutputItem.type
+	{ref{1983, 9}, 1192, true},    // FunctionCallItem.arguments
+	{ref{1063, 7}, 1193, true},    // FunctionCallItem.call_id
+	{ref{19, 2}, 1194, true},      // FunctionCallItem.id
+	{ref{90, 4}, 1195, true},      // FunctionCallItem.name
+	{ref{5887, 9}, 1196, false},   // FunctionCallItem.namespace
+	{ref{1079, 6}, 1197, false},   // FunctionCallItem.status
+	{ref{6699, 11}, 1199, false},  // FunctionCallItem.subagent_id
+	{ref{6710, 14}, 1200, false},  // FunctionCallItem.subagent_items
+	{ref{30, 4}, 1203, true},      // FunctionCallItem.type
+	{ref{1063, 7}, 1204, true},    // FunctionCallOutputItem.call_id
+	{ref{19, 2}, 1205, false},     // FunctionCallOutputItem.id
+	{ref{1247, 6}, 1206, true},    // FunctionCallOutputItem.output
+	{ref{1079, 6}, 1211, false},   // FunctionCallOutputItem.status
+	{ref{30, 4}, 1213, true},      // FunctionCallOutputItem.type
 	{ref{440, 6}, 489, true},      // FunctionCallOutputItemOutputInputImage.detail
 	{ref{446, 9}, 490, false},     // FunctionCallOutputItemOutputInputImage.image_url
 	{ref{30, 4}, 491, true},       // FunctionCallOutputItemOutputInputImage.type
@@ -3507,355 +3505,355 @@ var openRouterProps = [...]prop{
 	{ref{94, 10}, 460, true},      // FunctionTool.parameters
 	{ref{104, 6}, 461, false},     // FunctionTool.strict
 	{ref{30, 4}, 462, true},       // FunctionTool.type
-	{ref{6816, 11}, 1215, true},   // FusionAnalysisResult.blind_spots
-	{ref{6827, 9}, 1217, true},    // FusionAnalysisResult.consensus
-	{ref{6836, 14}, 1219, true},   // FusionAnalysisResult.contradictions
-	{ref{6850, 16}, 1226, true},   // FusionAnalysisResult.partial_coverage
-	{ref{6866, 15}, 1231, true},   // FusionAnalysisResult.unique_insights
-	{ref{6913, 8}, 1235, true},    // FusionCallAnalysisCompletedEvent.analysis
-	{ref{514, 7}, 1237, true},     // FusionCallAnalysisCompletedEvent.item_id
-	{ref{521, 12}, 1238, true},    // FusionCallAnalysisCompletedEvent.output_index
-	{ref{533, 15}, 1239, true},    // FusionCallAnalysisCompletedEvent.sequence_number
-	{ref{30, 4}, 1240, true},      // FusionCallAnalysisCompletedEvent.type
-	{ref{6954, 13}, 1241, true},   // FusionCallAnalysisInProgressEvent.analyst_model
-	{ref{514, 7}, 1242, true},     // FusionCallAnalysisInProgressEvent.item_id
-	{ref{6967, 11}, 1243, true},   // FusionCallAnalysisInProgressEvent.judge_model
-	{ref{521, 12}, 1244, true},    // FusionCallAnalysisInProgressEvent.output_index
-	{ref{533, 15}, 1245, true},    // FusionCallAnalysisInProgressEvent.sequence_number
-	{ref{30, 4}, 1246, true},      // FusionCallAnalysisInProgressEvent.type
-	{ref{514, 7}, 1247, true},     // FusionCallCompletedEvent.item_id
-	{ref{521, 12}, 1248, true},    // FusionCallCompletedEvent.output_index
-	{ref{533, 15}, 1249, true},    // FusionCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1250, true},      // FusionCallCompletedEvent.type
-	{ref{514, 7}, 1251, true},     // FusionCallInProgressEvent.item_id
-	{ref{521, 12}, 1252, true},    // FusionCallInProgressEvent.output_index
-	{ref{533, 15}, 1253, true},    // FusionCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1254, true},      // FusionCallInProgressEvent.type
-	{ref{514, 7}, 1255, true},     // FusionCallPanelAddedEvent.item_id
-	{ref{249, 5}, 1256, true},     // FusionCallPanelAddedEvent.model
-	{ref{521, 12}, 1257, true},    // FusionCallPanelAddedEvent.output_index
-	{ref{533, 15}, 1258, true},    // FusionCallPanelAddedEvent.sequence_number
-	{ref{30, 4}, 1259, true},      // FusionCallPanelAddedEvent.type
-	{ref{335, 7}, 1260, true},     // FusionCallPanelCompletedEvent.content
-	{ref{514, 7}, 1261, true},     // FusionCallPanelCompletedEvent.item_id
-	{ref{249, 5}, 1262, true},     // FusionCallPanelCompletedEvent.model
-	{ref{521, 12}, 1263, true},    // FusionCallPanelCompletedEvent.output_index
-	{ref{533, 15}, 1264, true},    // FusionCallPanelCompletedEvent.sequence_number
-	{ref{30, 4}, 1265, true},      // FusionCallPanelCompletedEvent.type
-	{ref{1178, 5}, 1266, true},    // FusionCallPanelDeltaEvent.delta
-	{ref{514, 7}, 1267, true},     // FusionCallPanelDeltaEvent.item_id
-	{ref{249, 5}, 1268, true},     // FusionCallPanelDeltaEvent.model
-	{ref{521, 12}, 1269, true},    // FusionCallPanelDeltaEvent.output_index
-	{ref{533, 15}, 1270, true},    // FusionCallPanelDeltaEvent.sequence_number
-	{ref{30, 4}, 1271, true},      // FusionCallPanelDeltaEvent.type
-	{ref{1636, 5}, 1272, true},    // FusionCallPanelFailedEvent.error
-	{ref{514, 7}, 1273, true},     // FusionCallPanelFailedEvent.item_id
-	{ref{249, 5}, 1274, true},     // FusionCallPanelFailedEvent.model
-	{ref{521, 12}, 1275, true},    // FusionCallPanelFailedEvent.output_index
-	{ref{533, 15}, 1276, true},    // FusionCallPanelFailedEvent.sequence_number
-	{ref{7132, 11}, 1277, false},  // FusionCallPanelFailedEvent.status_code
-	{ref{30, 4}, 1278, true},      // FusionCallPanelFailedEvent.type
-	{ref{1178, 5}, 1279, true},    // FusionCallPanelReasoningDeltaEvent.delta
-	{ref{514, 7}, 1280, true},     // FusionCallPanelReasoningDeltaEvent.item_id
-	{ref{249, 5}, 1281, true},     // FusionCallPanelReasoningDeltaEvent.model
-	{ref{521, 12}, 1282, true},    // FusionCallPanelReasoningDeltaEvent.output_index
-	{ref{533, 15}, 1283, true},    // FusionCallPanelReasoningDeltaEvent.sequence_number
-	{ref{30, 4}, 1284, true},      // FusionCallPanelReasoningDeltaEvent.type
-	{ref{7189, 15}, 1285, false},  // FusionPlugin.analysis_models
-	{ref{1571, 7}, 1287, false},   // FusionPlugin.enabled
-	{ref{19, 2}, 1288, true},      // FusionPlugin.id
-	{ref{2547, 14}, 1289, false},  // FusionPlugin.max_tool_calls
-	{ref{249, 5}, 1290, false},    // FusionPlugin.model
-	{ref{7204, 6}, 1291, false},   // FusionPlugin.preset
-	{ref{25, 5}, 1292, false},     // FusionPlugin.tools
-	{ref{7189, 15}, 1296, false},  // FusionServerToolConfig.analysis_models
-	{ref{3301, 13}, 1298, false},  // FusionServerToolConfig.cache_control
-	{ref{228, 21}, 1300, false},   // FusionServerToolConfig.max_completion_tokens
-	{ref{2547, 14}, 1301, false},  // FusionServerToolConfig.max_tool_calls
-	{ref{249, 5}, 1302, false},    // FusionServerToolConfig.model
-	{ref{254, 9}, 1303, false},    // FusionServerToolConfig.reasoning
-	{ref{269, 11}, 1306, false},   // FusionServerToolConfig.temperature
-	{ref{25, 5}, 1307, false},     // FusionServerToolConfig.tools
-	{ref{94, 10}, 1311, false},    // FusionServerTool_OpenRouter.parameters
-	{ref{30, 4}, 1313, true},      // FusionServerTool_OpenRouter.type
-	{ref{7271, 5}, 1314, true},    // FusionSource.title
-	{ref{3374, 3}, 1315, true},    // FusionSource.url
-	{ref{514, 7}, 1316, true},     // ImageGenCallCompletedEvent.item_id
-	{ref{521, 12}, 1317, true},    // ImageGenCallCompletedEvent.output_index
-	{ref{533, 15}, 1318, true},    // ImageGenCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1319, true},      // ImageGenCallCompletedEvent.type
-	{ref{514, 7}, 1320, true},     // ImageGenCallGeneratingEvent.item_id
-	{ref{521, 12}, 1321, true},    // ImageGenCallGeneratingEvent.output_index
-	{ref{533, 15}, 1322, true},    // ImageGenCallGeneratingEvent.sequence_number
-	{ref{30, 4}, 1323, true},      // ImageGenCallGeneratingEvent.type
-	{ref{514, 7}, 1324, true},     // ImageGenCallInProgressEvent.item_id
-	{ref{521, 12}, 1325, true},    // ImageGenCallInProgressEvent.output_index
-	{ref{533, 15}, 1326, true},    // ImageGenCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1327, true},      // ImageGenCallInProgressEvent.type
-	{ref{514, 7}, 1328, true},     // ImageGenCallPartialImageEvent.item_id
-	{ref{521, 12}, 1329, true},    // ImageGenCallPartialImageEvent.output_index
-	{ref{7396, 17}, 1330, true},   // ImageGenCallPartialImageEvent.partial_image_b64
-	{ref{7413, 19}, 1331, true},   // ImageGenCallPartialImageEvent.partial_image_index
-	{ref{533, 15}, 1332, true},    // ImageGenCallPartialImageEvent.sequence_number
-	{ref{30, 4}, 1333, true},      // ImageGenCallPartialImageEvent.type
-	{ref{2463, 10}, 1334, false},  // ImageGenerationServerTool.background
-	{ref{7457, 14}, 1335, false},  // ImageGenerationServerTool.input_fidelity
-	{ref{7471, 16}, 1336, false},  // ImageGenerationServerTool.input_image_mask
-	{ref{249, 5}, 1339, false},    // ImageGenerationServerTool.model
-	{ref{7487, 10}, 1340, false},  // ImageGenerationServerTool.moderation
-	{ref{7497, 18}, 1341, false},  // ImageGenerationServerTool.output_compression
-	{ref{7515, 13}, 1342, false},  // ImageGenerationServerTool.output_format
-	{ref{7528, 14}, 1343, false},  // ImageGenerationServerTool.partial_images
-	{ref{7542, 7}, 1344, false},   // ImageGenerationServerTool.quality
-	{ref{7549, 4}, 1345, false},   // ImageGenerationServerTool.size
-	{ref{30, 4}, 1346, true},      // ImageGenerationServerTool.type
-	{ref{249, 5}, 1347, false},    // ImageGenerationServerToolConfig.model
-	{ref{94, 10}, 1348, false},    // ImageGenerationServerTool_OpenRouter.parameters
-	{ref{30, 4}, 1350, true},      // ImageGenerationServerTool_OpenRouter.type
-	{ref{5435, 8}, 1351, true},    // InProgressEvent.response
-	{ref{533, 15}, 1353, true},    // InProgressEvent.sequence_number
-	{ref{30, 4}, 1354, true},      // InProgressEvent.type
-	{ref{7683, 6}, 1355, false},   // IncompleteDetails.reason
-	{ref{5435, 8}, 1356, true},    // IncompleteEvent.response
-	{ref{533, 15}, 1358, true},    // IncompleteEvent.sequence_number
-	{ref{30, 4}, 1359, true},      // IncompleteEvent.type
-	{ref{3181, 11}, 1360, true},   // InputAudio.input_audio
-	{ref{30, 4}, 1363, true},      // InputAudio.type
-	{ref{7723, 9}, 1364, false},   // InputFile.file_data
-	{ref{6338, 7}, 1365, false},   // InputFile.file_id
-	{ref{7732, 8}, 1366, false},   // InputFile.file_url
-	{ref{5265, 8}, 1367, false},   // InputFile.filename
-	{ref{30, 4}, 1368, true},      // InputFile.type
+	{ref{6816, 11}, 1214, true},   // FusionAnalysisResult.blind_spots
+	{ref{6827, 9}, 1216, true},    // FusionAnalysisResult.consensus
+	{ref{6836, 14}, 1218, true},   // FusionAnalysisResult.contradictions
+	{ref{6850, 16}, 1225, true},   // FusionAnalysisResult.partial_coverage
+	{ref{6866, 15}, 1230, true},   // FusionAnalysisResult.unique_insights
+	{ref{6913, 8}, 1234, true},    // FusionCallAnalysisCompletedEvent.analysis
+	{ref{514, 7}, 1236, true},     // FusionCallAnalysisCompletedEvent.item_id
+	{ref{521, 12}, 1237, true},    // FusionCallAnalysisCompletedEvent.output_index
+	{ref{533, 15}, 1238, true},    // FusionCallAnalysisCompletedEvent.sequence_number
+	{ref{30, 4}, 1239, true},      // FusionCallAnalysisCompletedEvent.type
+	{ref{6954, 13}, 1240, true},   // FusionCallAnalysisInProgressEvent.analyst_model
+	{ref{514, 7}, 1241, true},     // FusionCallAnalysisInProgressEvent.item_id
+	{ref{6967, 11}, 1242, true},   // FusionCallAnalysisInProgressEvent.judge_model
+	{ref{521, 12}, 1243, true},    // FusionCallAnalysisInProgressEvent.output_index
+	{ref{533, 15}, 1244, true},    // FusionCallAnalysisInProgressEvent.sequence_number
+	{ref{30, 4}, 1245, true},      // FusionCallAnalysisInProgressEvent.type
+	{ref{514, 7}, 1246, true},     // FusionCallCompletedEvent.item_id
+	{ref{521, 12}, 1247, true},    // FusionCallCompletedEvent.output_index
+	{ref{533, 15}, 1248, true},    // FusionCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1249, true},      // FusionCallCompletedEvent.type
+	{ref{514, 7}, 1250, true},     // FusionCallInProgressEvent.item_id
+	{ref{521, 12}, 1251, true},    // FusionCallInProgressEvent.output_index
+	{ref{533, 15}, 1252, true},    // FusionCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1253, true},      // FusionCallInProgressEvent.type
+	{ref{514, 7}, 1254, true},     // FusionCallPanelAddedEvent.item_id
+	{ref{249, 5}, 1255, true},     // FusionCallPanelAddedEvent.model
+	{ref{521, 12}, 1256, true},    // FusionCallPanelAddedEvent.output_index
+	{ref{533, 15}, 1257, true},    // FusionCallPanelAddedEvent.sequence_number
+	{ref{30, 4}, 1258, true},      // FusionCallPanelAddedEvent.type
+	{ref{335, 7}, 1259, true},     // FusionCallPanelCompletedEvent.content
+	{ref{514, 7}, 1260, true},     // FusionCallPanelCompletedEvent.item_id
+	{ref{249, 5}, 1261, true},     // FusionCallPanelCompletedEvent.model
+	{ref{521, 12}, 1262, true},    // FusionCallPanelCompletedEvent.output_index
+	{ref{533, 15}, 1263, true},    // FusionCallPanelCompletedEvent.sequence_number
+	{ref{30, 4}, 1264, true},      // FusionCallPanelCompletedEvent.type
+	{ref{1178, 5}, 1265, true},    // FusionCallPanelDeltaEvent.delta
+	{ref{514, 7}, 1266, true},     // FusionCallPanelDeltaEvent.item_id
+	{ref{249, 5}, 1267, true},     // FusionCallPanelDeltaEvent.model
+	{ref{521, 12}, 1268, true},    // FusionCallPanelDeltaEvent.output_index
+	{ref{533, 15}, 1269, true},    // FusionCallPanelDeltaEvent.sequence_number
+	{ref{30, 4}, 1270, true},      // FusionCallPanelDeltaEvent.type
+	{ref{1636, 5}, 1271, true},    // FusionCallPanelFailedEvent.error
+	{ref{514, 7}, 1272, true},     // FusionCallPanelFailedEvent.item_id
+	{ref{249, 5}, 1273, true},     // FusionCallPanelFailedEvent.model
+	{ref{521, 12}, 1274, true},    // FusionCallPanelFailedEvent.output_index
+	{ref{533, 15}, 1275, true},    // FusionCallPanelFailedEvent.sequence_number
+	{ref{7132, 11}, 1276, false},  // FusionCallPanelFailedEvent.status_code
+	{ref{30, 4}, 1277, true},      // FusionCallPanelFailedEvent.type
+	{ref{1178, 5}, 1278, true},    // FusionCallPanelReasoningDeltaEvent.delta
+	{ref{514, 7}, 1279, true},     // FusionCallPanelReasoningDeltaEvent.item_id
+	{ref{249, 5}, 1280, true},     // FusionCallPanelReasoningDeltaEvent.model
+	{ref{521, 12}, 1281, true},    // FusionCallPanelReasoningDeltaEvent.output_index
+	{ref{533, 15}, 1282, true},    // FusionCallPanelReasoningDeltaEvent.sequence_number
+	{ref{30, 4}, 1283, true},      // FusionCallPanelReasoningDeltaEvent.type
+	{ref{7189, 15}, 1284, false},  // FusionPlugin.analysis_models
+	{ref{1571, 7}, 1286, false},   // FusionPlugin.enabled
+	{ref{19, 2}, 1287, true},      // FusionPlugin.id
+	{ref{2547, 14}, 1288, false},  // FusionPlugin.max_tool_calls
+	{ref{249, 5}, 1289, false},    // FusionPlugin.model
+	{ref{7204, 6}, 1290, false},   // FusionPlugin.preset
+	{ref{25, 5}, 1291, false},     // FusionPlugin.tools
+	{ref{7189, 15}, 1295, false},  // FusionServerToolConfig.analysis_models
+	{ref{3301, 13}, 1297, false},  // FusionServerToolConfig.cache_control
+	{ref{228, 21}, 1299, false},   // FusionServerToolConfig.max_completion_tokens
+	{ref{2547, 14}, 1300, false},  // FusionServerToolConfig.max_tool_calls
+	{ref{249, 5}, 1301, false},    // FusionServerToolConfig.model
+	{ref{254, 9}, 1302, false},    // FusionServerToolConfig.reasoning
+	{ref{269, 11}, 1305, false},   // FusionServerToolConfig.temperature
+	{ref{25, 5}, 1306, false},     // FusionServerToolConfig.tools
+	{ref{94, 10}, 1310, false},    // FusionServerTool_OpenRouter.parameters
+	{ref{30, 4}, 1312, true},      // FusionServerTool_OpenRouter.type
+	{ref{7271, 5}, 1313, true},    // FusionSource.title
+	{ref{3374, 3}, 1314, true},    // FusionSource.url
+	{ref{514, 7}, 1315, true},     // ImageGenCallCompletedEvent.item_id
+	{ref{521, 12}, 1316, true},    // ImageGenCallCompletedEvent.output_index
+	{ref{533, 15}, 1317, true},    // ImageGenCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1318, true},      // ImageGenCallCompletedEvent.type
+	{ref{514, 7}, 1319, true},     // ImageGenCallGeneratingEvent.item_id
+	{ref{521, 12}, 1320, true},    // ImageGenCallGeneratingEvent.output_index
+	{ref{533, 15}, 1321, true},    // ImageGenCallGeneratingEvent.sequence_number
+	{ref{30, 4}, 1322, true},      // ImageGenCallGeneratingEvent.type
+	{ref{514, 7}, 1323, true},     // ImageGenCallInProgressEvent.item_id
+	{ref{521, 12}, 1324, true},    // ImageGenCallInProgressEvent.output_index
+	{ref{533, 15}, 1325, true},    // ImageGenCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1326, true},      // ImageGenCallInProgressEvent.type
+	{ref{514, 7}, 1327, true},     // ImageGenCallPartialImageEvent.item_id
+	{ref{521, 12}, 1328, true},    // ImageGenCallPartialImageEvent.output_index
+	{ref{7396, 17}, 1329, true},   // ImageGenCallPartialImageEvent.partial_image_b64
+	{ref{7413, 19}, 1330, true},   // ImageGenCallPartialImageEvent.partial_image_index
+	{ref{533, 15}, 1331, true},    // ImageGenCallPartialImageEvent.sequence_number
+	{ref{30, 4}, 1332, true},      // ImageGenCallPartialImageEvent.type
+	{ref{2463, 10}, 1333, false},  // ImageGenerationServerTool.background
+	{ref{7457, 14}, 1334, false},  // ImageGenerationServerTool.input_fidelity
+	{ref{7471, 16}, 1335, false},  // ImageGenerationServerTool.input_image_mask
+	{ref{249, 5}, 1338, false},    // ImageGenerationServerTool.model
+	{ref{7487, 10}, 1339, false},  // ImageGenerationServerTool.moderation
+	{ref{7497, 18}, 1340, false},  // ImageGenerationServerTool.output_compression
+	{ref{7515, 13}, 1341, false},  // ImageGenerationServerTool.output_format
+	{ref{7528, 14}, 1342, false},  // ImageGenerationServerTool.partial_images
+	{ref{7542, 7}, 1343, false},   // ImageGenerationServerTool.quality
+	{ref{7549, 4}, 1344, false},   // ImageGenerationServerTool.size
+	{ref{30, 4}, 1345, true},      // ImageGenerationServerTool.type
+	{ref{249, 5}, 1346, false},    // ImageGenerationServerToolConfig.model
+	{ref{94, 10}, 1347, false},    // ImageGenerationServerTool_OpenRouter.parameters
+	{ref{30, 4}, 1349, true},      // ImageGenerationServerTool_OpenRouter.type
+	{ref{5435, 8}, 1350, true},    // InProgressEvent.response
+	{ref{533, 15}, 1352, true},    // InProgressEvent.sequence_number
+	{ref{30, 4}, 1353, true},      // InProgressEvent.type
+	{ref{7683, 6}, 1354, false},   // IncompleteDetails.reason
+	{ref{5435, 8}, 1355, true},    // IncompleteEvent.response
+	{ref{533, 15}, 1357, true},    // IncompleteEvent.sequence_number
+	{ref{30, 4}, 1358, true},      // IncompleteEvent.type
+	{ref{3181, 11}, 1359, true},   // InputAudio.input_audio
+	{ref{30, 4}, 1362, true},      // InputAudio.type
+	{ref{7723, 9}, 1363, false},   // InputFile.file_data
+	{ref{6338, 7}, 1364, false},   // InputFile.file_id
+	{ref{7732, 8}, 1365, false},   // InputFile.file_url
+	{ref{5265, 8}, 1366, false},   // InputFile.filename
+	{ref{30, 4}, 1367, true},      // InputFile.type
 	{ref{440, 6}, 489, true},      // InputImage.detail
 	{ref{446, 9}, 490, false},     // InputImage.image_url
 	{ref{30, 4}, 491, true},       // InputImage.type
-	{ref{335, 7}, 1369, false},    // InputMessageItem.content
-	{ref{19, 2}, 1371, false},     // InputMessageItem.id
-	{ref{21, 4}, 1372, true},      // InputMessageItem.role
-	{ref{30, 4}, 1373, false},     // InputMessageItem.type
+	{ref{335, 7}, 1368, false},    // InputMessageItem.content
+	{ref{19, 2}, 1370, false},     // InputMessageItem.id
+	{ref{21, 4}, 1371, true},      // InputMessageItem.role
+	{ref{30, 4}, 1372, false},     // InputMessageItem.type
 	{ref{440, 6}, 489, true},      // InputMessageItemContentInputImage.detail
 	{ref{446, 9}, 490, false},     // InputMessageItemContentInputImage.image_url
 	{ref{30, 4}, 491, true},       // InputMessageItemContentInputImage.type
 	{ref{3314, 23}, 331, false},   // InputText.prompt_cache_breakpoint
-	{ref{2252, 4}, 1374, true},    // InputText.text
-	{ref{30, 4}, 1375, true},      // InputText.type
-	{ref{30, 4}, 1376, true},      // InputVideo.type
-	{ref{3277, 9}, 1377, true},    // InputVideo.video_url
-	{ref{1063, 7}, 1380, true},    // InputsCustomToolCall.call_id
-	{ref{19, 2}, 1381, false},     // InputsCustomToolCall.id
-	{ref{1900, 5}, 1382, true},    // InputsCustomToolCall.input
-	{ref{90, 4}, 1383, true},      // InputsCustomToolCall.name
-	{ref{5887, 9}, 1384, false},   // InputsCustomToolCall.namespace
-	{ref{1079, 6}, 1385, false},   // InputsCustomToolCall.status
-	{ref{30, 4}, 1387, true},      // InputsCustomToolCall.type
-	{ref{1983, 9}, 1388, true},    // InputsFunctionCall.arguments
-	{ref{1063, 7}, 1389, true},    // InputsFunctionCall.call_id
-	{ref{19, 2}, 1390, false},     // InputsFunctionCall.id
-	{ref{90, 4}, 1391, true},      // InputsFunctionCall.name
-	{ref{5887, 9}, 1392, false},   // InputsFunctionCall.namespace
-	{ref{1079, 6}, 1393, false},   // InputsFunctionCall.status
-	{ref{6699, 11}, 1394, false},  // InputsFunctionCall.subagent_id
-	{ref{6710, 14}, 1395, false},  // InputsFunctionCall.subagent_items
-	{ref{30, 4}, 1398, true},      // InputsFunctionCall.type
-	{ref{335, 7}, 1399, false},    // InputsMessage.content
-	{ref{19, 2}, 1404, false},     // InputsMessage.id
-	{ref{2165, 5}, 1405, false},   // InputsMessage.phase
-	{ref{21, 4}, 1408, true},      // InputsMessage.role
+	{ref{2252, 4}, 1373, true},    // InputText.text
+	{ref{30, 4}, 1374, true},      // InputText.type
+	{ref{30, 4}, 1375, true},      // InputVideo.type
+	{ref{3277, 9}, 1376, true},    // InputVideo.video_url
+	{ref{1063, 7}, 1379, true},    // InputsCustomToolCall.call_id
+	{ref{19, 2}, 1380, false},     // InputsCustomToolCall.id
+	{ref{1900, 5}, 1381, true},    // InputsCustomToolCall.input
+	{ref{90, 4}, 1382, true},      // InputsCustomToolCall.name
+	{ref{5887, 9}, 1383, false},   // InputsCustomToolCall.namespace
+	{ref{1079, 6}, 1384, false},   // InputsCustomToolCall.status
+	{ref{30, 4}, 1386, true},      // InputsCustomToolCall.type
+	{ref{1983, 9}, 1387, true},    // InputsFunctionCall.arguments
+	{ref{1063, 7}, 1388, true},    // InputsFunctionCall.call_id
+	{ref{19, 2}, 1389, false},     // InputsFunctionCall.id
+	{ref{90, 4}, 1390, true},      // InputsFunctionCall.name
+	{ref{5887, 9}, 1391, false},   // InputsFunctionCall.namespace
+	{ref{1079, 6}, 1392, false},   // InputsFunctionCall.status
+	{ref{6699, 11}, 1393, false},  // InputsFunctionCall.subagent_id
+	{ref{6710, 14}, 1394, false},  // InputsFunctionCall.subagent_items
+	{ref{30, 4}, 1397, true},      // InputsFunctionCall.type
+	{ref{335, 7}, 1398, false},    // InputsMessage.content
+	{ref{19, 2}, 1403, false},     // InputsMessage.id
+	{ref{2165, 5}, 1404, false},   // InputsMessage.phase
+	{ref{21, 4}, 1407, true},      // InputsMessage.role
 	{ref{1079, 6}, 621, false},    // InputsMessage.status
-	{ref{30, 4}, 1409, false},     // InputsMessage.type
-	{ref{335, 7}, 1410, false},    // InputsReasoning.content
-	{ref{390, 17}, 1413, false},   // InputsReasoning.encrypted_content
+	{ref{30, 4}, 1408, false},     // InputsMessage.type
+	{ref{335, 7}, 1409, false},    // InputsReasoning.content
+	{ref{390, 17}, 1412, false},   // InputsReasoning.encrypted_content
 	{ref{5806, 6}, 350, false},    // InputsReasoning.format
-	{ref{19, 2}, 1414, true},      // InputsReasoning.id
-	{ref{8349, 9}, 1415, false},   // InputsReasoning.signature
-	{ref{1079, 6}, 1418, false},   // InputsReasoning.status
-	{ref{2200, 7}, 1419, true},    // InputsReasoning.summary
-	{ref{30, 4}, 1422, true},      // InputsReasoning.type
-	{ref{1636, 5}, 1423, true},    // InternalServerResponse.error
-	{ref{1641, 19}, 1425, false},  // InternalServerResponse.openrouter_metadata
-	{ref{1660, 7}, 1426, false},   // InternalServerResponse.user_id
-	{ref{1694, 4}, 1427, true},    // InternalServerResponseErrorData.code
-	{ref{1698, 7}, 1428, true},    // InternalServerResponseErrorData.message
-	{ref{1705, 8}, 1429, false},   // InternalServerResponseErrorData.metadata
-	{ref{19, 2}, 1430, true},      // ItemReferenceItem.id
-	{ref{30, 4}, 1431, true},      // ItemReferenceItem.type
-	{ref{30, 4}, 1432, true},      // Legacy_ChatContentVideo.type
-	{ref{3277, 9}, 1433, true},    // Legacy_ChatContentVideo.video_url
-	{ref{3374, 3}, 1435, true},    // Legacy_ChatContentVideoInput.url
-	{ref{1441, 6}, 1436, false},   // Legacy_WebSearchServerTool.engine
+	{ref{19, 2}, 1413, true},      // InputsReasoning.id
+	{ref{8349, 9}, 1414, false},   // InputsReasoning.signature
+	{ref{1079, 6}, 1417, false},   // InputsReasoning.status
+	{ref{2200, 7}, 1418, true},    // InputsReasoning.summary
+	{ref{30, 4}, 1421, true},      // InputsReasoning.type
+	{ref{1636, 5}, 1422, true},    // InternalServerResponse.error
+	{ref{1641, 19}, 1424, false},  // InternalServerResponse.openrouter_metadata
+	{ref{1660, 7}, 1425, false},   // InternalServerResponse.user_id
+	{ref{1694, 4}, 1426, true},    // InternalServerResponseErrorData.code
+	{ref{1698, 7}, 1427, true},    // InternalServerResponseErrorData.message
+	{ref{1705, 8}, 1428, false},   // InternalServerResponseErrorData.metadata
+	{ref{19, 2}, 1429, true},      // ItemReferenceItem.id
+	{ref{30, 4}, 1430, true},      // ItemReferenceItem.type
+	{ref{30, 4}, 1431, true},      // Legacy_ChatContentVideo.type
+	{ref{3277, 9}, 1432, true},    // Legacy_ChatContentVideo.video_url
+	{ref{3374, 3}, 1434, true},    // Legacy_ChatContentVideoInput.url
+	{ref{1441, 6}, 1435, false},   // Legacy_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Legacy_WebSearchServerTool.filters
-	{ref{4940, 11}, 1438, false},  // Legacy_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1439, false},   // Legacy_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1440, false},   // Legacy_WebSearchServerTool.mode
-	{ref{4976, 19}, 1442, false},  // Legacy_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1444, true},      // Legacy_WebSearchServerTool.type
+	{ref{4940, 11}, 1437, false},  // Legacy_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1438, false},   // Legacy_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1439, false},   // Legacy_WebSearchServerTool.mode
+	{ref{4976, 19}, 1441, false},  // Legacy_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1443, true},      // Legacy_WebSearchServerTool.type
 	{ref{4995, 13}, 451, false},   // Legacy_WebSearchServerTool.user_location
-	{ref{8523, 6}, 1445, true},    // LocalShellCallItem.action
-	{ref{1063, 7}, 1453, true},    // LocalShellCallItem.call_id
-	{ref{19, 2}, 1454, true},      // LocalShellCallItem.id
-	{ref{1079, 6}, 1455, true},    // LocalShellCallItem.status
-	{ref{30, 4}, 1457, true},      // LocalShellCallItem.type
-	{ref{19, 2}, 1458, true},      // LocalShellCallOutputItem.id
-	{ref{1247, 6}, 1459, true},    // LocalShellCallOutputItem.output
-	{ref{1079, 6}, 1460, false},   // LocalShellCallOutputItem.status
-	{ref{30, 4}, 1462, true},      // LocalShellCallOutputItem.type
-	{ref{1983, 9}, 1463, true},    // McpApprovalRequestItem.arguments
-	{ref{19, 2}, 1464, true},      // McpApprovalRequestItem.id
-	{ref{90, 4}, 1465, true},      // McpApprovalRequestItem.name
-	{ref{8575, 12}, 1466, true},   // McpApprovalRequestItem.server_label
-	{ref{30, 4}, 1467, true},      // McpApprovalRequestItem.type
-	{ref{8610, 19}, 1468, true},   // McpApprovalResponseItem.approval_request_id
-	{ref{8629, 7}, 1469, true},    // McpApprovalResponseItem.approve
-	{ref{19, 2}, 1470, false},     // McpApprovalResponseItem.id
-	{ref{7683, 6}, 1471, false},   // McpApprovalResponseItem.reason
-	{ref{30, 4}, 1472, true},      // McpApprovalResponseItem.type
-	{ref{1983, 9}, 1473, true},    // McpCallItem.arguments
-	{ref{1636, 5}, 1474, false},   // McpCallItem.error
-	{ref{19, 2}, 1475, true},      // McpCallItem.id
-	{ref{90, 4}, 1476, true},      // McpCallItem.name
-	{ref{1247, 6}, 1477, false},   // McpCallItem.output
-	{ref{8575, 12}, 1478, true},   // McpCallItem.server_label
-	{ref{30, 4}, 1479, true},      // McpCallItem.type
-	{ref{1636, 5}, 1480, false},   // McpListToolsItem.error
-	{ref{19, 2}, 1481, true},      // McpListToolsItem.id
-	{ref{8575, 12}, 1482, true},   // McpListToolsItem.server_label
-	{ref{25, 5}, 1483, true},      // McpListToolsItem.tools
-	{ref{30, 4}, 1489, true},      // McpListToolsItem.type
-	{ref{8676, 13}, 1490, false},  // McpServerTool.allowed_tools
-	{ref{8689, 13}, 1498, false},  // McpServerTool.authorization
-	{ref{8702, 12}, 1499, false},  // McpServerTool.connector_id
-	{ref{8714, 7}, 1500, false},   // McpServerTool.headers
-	{ref{8721, 16}, 1501, false},  // McpServerTool.require_approval
-	{ref{8737, 18}, 1511, false},  // McpServerTool.server_description
-	{ref{8575, 12}, 1512, true},   // McpServerTool.server_label
-	{ref{8755, 10}, 1513, false},  // McpServerTool.server_url
-	{ref{30, 4}, 1514, true},      // McpServerTool.type
-	{ref{19, 2}, 1515, true},      // ModerationPlugin.id
-	{ref{8832, 15}, 1516, false},  // NamespaceFunctionTool.allowed_callers
-	{ref{66, 13}, 1518, false},    // NamespaceFunctionTool.defer_loading
-	{ref{79, 11}, 1519, false},    // NamespaceFunctionTool.description
-	{ref{90, 4}, 1520, true},      // NamespaceFunctionTool.name
-	{ref{8847, 13}, 1521, false},  // NamespaceFunctionTool.output_schema
-	{ref{94, 10}, 1522, false},    // NamespaceFunctionTool.parameters
-	{ref{104, 6}, 1523, false},    // NamespaceFunctionTool.strict
-	{ref{30, 4}, 1524, true},      // NamespaceFunctionTool.type
-	{ref{79, 11}, 1525, true},     // NamespaceTool.description
-	{ref{90, 4}, 1526, true},      // NamespaceTool.name
-	{ref{25, 5}, 1527, true},      // NamespaceTool.tools
-	{ref{30, 4}, 1529, true},      // NamespaceTool.type
-	{ref{1636, 5}, 1530, true},    // NotFoundResponse.error
-	{ref{1641, 19}, 1532, false},  // NotFoundResponse.openrouter_metadata
-	{ref{1660, 7}, 1533, false},   // NotFoundResponse.user_id
-	{ref{1694, 4}, 1534, true},    // NotFoundResponseErrorData.code
-	{ref{1698, 7}, 1535, true},    // NotFoundResponseErrorData.message
-	{ref{1705, 8}, 1536, false},   // NotFoundResponseErrorData.metadata
-	{ref{1063, 7}, 1089, true},    // OpenAIResponseCustomToolCall.call_id
-	{ref{19, 2}, 1090, false},     // OpenAIResponseCustomToolCall.id
-	{ref{1900, 5}, 1091, true},    // OpenAIResponseCustomToolCall.input
-	{ref{90, 4}, 1092, true},      // OpenAIResponseCustomToolCall.name
-	{ref{5887, 9}, 1093, false},   // OpenAIResponseCustomToolCall.namespace
-	{ref{30, 4}, 1094, true},      // OpenAIResponseCustomToolCall.type
-	{ref{1063, 7}, 1097, true},    // OpenAIResponseCustomToolCallOutput.call_id
-	{ref{19, 2}, 1098, false},     // OpenAIResponseCustomToolCallOutput.id
-	{ref{1247, 6}, 1537, true},    // OpenAIResponseCustomToolCallOutput.output
-	{ref{30, 4}, 1104, true},      // OpenAIResponseCustomToolCallOutput.type
-	{ref{1983, 9}, 1193, true},    // OpenAIResponseFunctionToolCall.arguments
-	{ref{1063, 7}, 1194, true},    // OpenAIResponseFunctionToolCall.call_id
-	{ref{19, 2}, 1195, false},     // OpenAIResponseFunctionToolCall.id
-	{ref{90, 4}, 1196, true},      // OpenAIResponseFunctionToolCall.name
-	{ref{5887, 9}, 1197, false},   // OpenAIResponseFunctionToolCall.namespace
-	{ref{1079, 6}, 1198, false},   // OpenAIResponseFunctionToolCall.status
-	{ref{6699, 11}, 1200, false},  // OpenAIResponseFunctionToolCall.subagent_id
-	{ref{6710, 14}, 1201, false},  // OpenAIResponseFunctionToolCall.subagent_items
-	{ref{30, 4}, 1204, true},      // OpenAIResponseFunctionToolCall.type
-	{ref{1063, 7}, 1205, true},    // OpenAIResponseFunctionToolCallOutput.call_id
-	{ref{19, 2}, 1206, false},     // OpenAIResponseFunctionToolCallOutput.id
-	{ref{1247, 6}, 1542, true},    // OpenAIResponseFunctionToolCallOutput.output
-	{ref{1079, 6}, 1212, false},   // OpenAIResponseFunctionToolCallOutput.status
-	{ref{30, 4}, 1214, true},      // OpenAIResponseFunctionToolCallOutput.type
-	{ref{335, 7}, 1547, true},     // OpenAIResponseInputMessageItem.content
-	{ref{19, 2}, 1549, true},      // OpenAIResponseInputMessageItem.id
-	{ref{21, 4}, 1550, true},      // OpenAIResponseInputMessageItem.role
-	{ref{30, 4}, 1551, false},     // OpenAIResponseInputMessageItem.type
-	{ref{1178, 5}, 999, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.delta
-	{ref{514, 7}, 1000, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.item_id
-	{ref{521, 12}, 1001, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.output_index
-	{ref{533, 15}, 1002, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.sequence_number
-	{ref{30, 4}, 1003, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.type
-	{ref{1694, 4}, 1004, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.code
-	{ref{514, 7}, 1005, true},     // OpenAIResponsesCodeInterpreterCallCodeDone.item_id
-	{ref{521, 12}, 1006, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.output_index
-	{ref{533, 15}, 1007, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.sequence_number
-	{ref{30, 4}, 1008, true},      // OpenAIResponsesCodeInterpreterCallCodeDone.type
-	{ref{514, 7}, 1009, true},     // OpenAIResponsesCodeInterpreterCallCompleted.item_id
-	{ref{521, 12}, 1010, true},    // OpenAIResponsesCodeInterpreterCallCompleted.output_index
-	{ref{533, 15}, 1011, true},    // OpenAIResponsesCodeInterpreterCallCompleted.sequence_number
-	{ref{30, 4}, 1012, true},      // OpenAIResponsesCodeInterpreterCallCompleted.type
-	{ref{514, 7}, 1013, true},     // OpenAIResponsesCodeInterpreterCallInProgress.item_id
-	{ref{521, 12}, 1014, true},    // OpenAIResponsesCodeInterpreterCallInProgress.output_index
-	{ref{533, 15}, 1015, true},    // OpenAIResponsesCodeInterpreterCallInProgress.sequence_number
-	{ref{30, 4}, 1016, true},      // OpenAIResponsesCodeInterpreterCallInProgress.type
-	{ref{514, 7}, 1017, true},     // OpenAIResponsesCodeInterpreterCallInterpreting.item_id
-	{ref{521, 12}, 1018, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.output_index
-	{ref{533, 15}, 1019, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.sequence_number
-	{ref{30, 4}, 1020, true},      // OpenAIResponsesCodeInterpreterCallInterpreting.type
-	{ref{514, 7}, 1316, true},     // OpenAIResponsesImageGenCallCompleted.item_id
-	{ref{521, 12}, 1317, true},    // OpenAIResponsesImageGenCallCompleted.output_index
-	{ref{533, 15}, 1318, true},    // OpenAIResponsesImageGenCallCompleted.sequence_number
-	{ref{30, 4}, 1319, true},      // OpenAIResponsesImageGenCallCompleted.type
-	{ref{514, 7}, 1320, true},     // OpenAIResponsesImageGenCallGenerating.item_id
-	{ref{521, 12}, 1321, true},    // OpenAIResponsesImageGenCallGenerating.output_index
-	{ref{533, 15}, 1322, true},    // OpenAIResponsesImageGenCallGenerating.sequence_number
-	{ref{30, 4}, 1323, true},      // OpenAIResponsesImageGenCallGenerating.type
-	{ref{514, 7}, 1324, true},     // OpenAIResponsesImageGenCallInProgress.item_id
-	{ref{521, 12}, 1325, true},    // OpenAIResponsesImageGenCallInProgress.output_index
-	{ref{533, 15}, 1326, true},    // OpenAIResponsesImageGenCallInProgress.sequence_number
-	{ref{30, 4}, 1327, true},      // OpenAIResponsesImageGenCallInProgress.type
-	{ref{514, 7}, 1328, true},     // OpenAIResponsesImageGenCallPartialImage.item_id
-	{ref{521, 12}, 1329, true},    // OpenAIResponsesImageGenCallPartialImage.output_index
-	{ref{7396, 17}, 1330, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_b64
-	{ref{7413, 19}, 1331, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_index
-	{ref{533, 15}, 1332, true},    // OpenAIResponsesImageGenCallPartialImage.sequence_number
-	{ref{30, 4}, 1333, true},      // OpenAIResponsesImageGenCallPartialImage.type
-	{ref{945, 7}, 1552, true},     // OpenAIResponsesRefusalContent.refusal
-	{ref{30, 4}, 1553, true},      // OpenAIResponsesRefusalContent.type
-	{ref{514, 7}, 1554, true},     // OpenAIResponsesSearchCompleted.item_id
-	{ref{521, 12}, 1555, true},    // OpenAIResponsesSearchCompleted.output_index
-	{ref{533, 15}, 1556, true},    // OpenAIResponsesSearchCompleted.sequence_number
-	{ref{30, 4}, 1557, true},      // OpenAIResponsesSearchCompleted.type
-	{ref{30, 4}, 1560, true},      // OpenAIResponsesToolChoiceApplyPatch.type
-	{ref{90, 4}, 1561, true},      // OpenAIResponsesToolChoiceFunction.name
-	{ref{30, 4}, 1562, true},      // OpenAIResponsesToolChoiceFunction.type
-	{ref{30, 4}, 1563, true},      // OpenAIResponsesToolChoiceShell.type
-	{ref{30, 4}, 1564, true},      // OpenAIResponsesToolChoiceWebSearchPreview20250311.type
-	{ref{9806, 12}, 1565, true},   // OpenAIResponsesUsage.input_tokens
-	{ref{9818, 20}, 1566, true},   // OpenAIResponsesUsage.input_tokens_details
-	{ref{9838, 13}, 1569, true},   // OpenAIResponsesUsage.output_tokens
-	{ref{9851, 21}, 1570, true},   // OpenAIResponsesUsage.output_tokens_details
-	{ref{4846, 12}, 1572, true},   // OpenAIResponsesUsage.total_tokens
-	{ref{514, 7}, 1573, true},     // OpenAIResponsesWebSearchCallInProgress.item_id
-	{ref{521, 12}, 1574, true},    // OpenAIResponsesWebSearchCallInProgress.output_index
-	{ref{533, 15}, 1575, true},    // OpenAIResponsesWebSearchCallInProgress.sequence_number
-	{ref{30, 4}, 1576, true},      // OpenAIResponsesWebSearchCallInProgress.type
-	{ref{514, 7}, 1577, true},     // OpenAIResponsesWebSearchCallSearching.item_id
-	{ref{521, 12}, 1578, true},    // OpenAIResponsesWebSearchCallSearching.output_index
-	{ref{533, 15}, 1579, true},    // OpenAIResponsesWebSearchCallSearching.sequence_number
-	{ref{30, 4}, 1580, true},      // OpenAIResponsesWebSearchCallSearching.type
-	{ref{5435, 8}, 1581, true},    // OpenResponsesCreatedEvent.response
-	{ref{533, 15}, 1083, true},    // OpenResponsesCreatedEvent.sequence_number
-	{ref{30, 4}, 1084, true},      // OpenResponsesCreatedEvent.type
-	{ref{5435, 8}, 1583, true},    // OpenResponsesInProgressEvent.response
-	{ref{533, 15}, 1353, true},    // OpenResponsesInProgressEvent.sequence_number
-	{ref{30, 4}, 1354, true},      // OpenResponsesInProgressEvent.type
-	{ref{4628, 5}, 1585, false},   // OpenResponsesLogProbs.bytes
-	{ref{4633, 7}, 1587, true},    // OpenResponsesLogProbs.logprob
-	{ref{4640, 5}, 1588, true},    // OpenResponsesLogProbs.token
-	{ref{2720, 12}, 1589, false},  // OpenResponsesLogProbs.top_logprobs
+	{ref{8523, 6}, 1444, true},    // LocalShellCallItem.action
+	{ref{1063, 7}, 1452, true},    // LocalShellCallItem.call_id
+	{ref{19, 2}, 1453, true},      // LocalShellCallItem.id
+	{ref{1079, 6}, 1454, true},    // LocalShellCallItem.status
+	{ref{30, 4}, 1456, true},      // LocalShellCallItem.type
+	{ref{19, 2}, 1457, true},      // LocalShellCallOutputItem.id
+	{ref{1247, 6}, 1458, true},    // LocalShellCallOutputItem.output
+	{ref{1079, 6}, 1459, false},   // LocalShellCallOutputItem.status
+	{ref{30, 4}, 1461, true},      // LocalShellCallOutputItem.type
+	{ref{1983, 9}, 1462, true},    // McpApprovalRequestItem.arguments
+	{ref{19, 2}, 1463, true},      // McpApprovalRequestItem.id
+	{ref{90, 4}, 1464, true},      // McpApprovalRequestItem.name
+	{ref{8575, 12}, 1465, true},   // McpApprovalRequestItem.server_label
+	{ref{30, 4}, 1466, true},      // McpApprovalRequestItem.type
+	{ref{8610, 19}, 1467, true},   // McpApprovalResponseItem.approval_request_id
+	{ref{8629, 7}, 1468, true},    // McpApprovalResponseItem.approve
+	{ref{19, 2}, 1469, false},     // McpApprovalResponseItem.id
+	{ref{7683, 6}, 1470, false},   // McpApprovalResponseItem.reason
+	{ref{30, 4}, 1471, true},      // McpApprovalResponseItem.type
+	{ref{1983, 9}, 1472, true},    // McpCallItem.arguments
+	{ref{1636, 5}, 1473, false},   // McpCallItem.error
+	{ref{19, 2}, 1474, true},      // McpCallItem.id
+	{ref{90, 4}, 1475, true},      // McpCallItem.name
+	{ref{1247, 6}, 1476, false},   // McpCallItem.output
+	{ref{8575, 12}, 1477, true},   // McpCallItem.server_label
+	{ref{30, 4}, 1478, true},      // McpCallItem.type
+	{ref{1636, 5}, 1479, false},   // McpListToolsItem.error
+	{ref{19, 2}, 1480, true},      // McpListToolsItem.id
+	{ref{8575, 12}, 1481, true},   // McpListToolsItem.server_label
+	{ref{25, 5}, 1482, true},      // McpListToolsItem.tools
+	{ref{30, 4}, 1488, true},      // McpListToolsItem.type
+	{ref{8676, 13}, 1489, false},  // McpServerTool.allowed_tools
+	{ref{8689, 13}, 1497, false},  // McpServerTool.authorization
+	{ref{8702, 12}, 1498, false},  // McpServerTool.connector_id
+	{ref{8714, 7}, 1499, false},   // McpServerTool.headers
+	{ref{8721, 16}, 1500, false},  // McpServerTool.require_approval
+	{ref{8737, 18}, 1510, false},  // McpServerTool.server_description
+	{ref{8575, 12}, 1511, true},   // McpServerTool.server_label
+	{ref{8755, 10}, 1512, false},  // McpServerTool.server_url
+	{ref{30, 4}, 1513, true},      // McpServerTool.type
+	{ref{19, 2}, 1514, true},      // ModerationPlugin.id
+	{ref{8832, 15}, 1515, false},  // NamespaceFunctionTool.allowed_callers
+	{ref{66, 13}, 1517, false},    // NamespaceFunctionTool.defer_loading
+	{ref{79, 11}, 1518, false},    // NamespaceFunctionTool.description
+	{ref{90, 4}, 1519, true},      // NamespaceFunctionTool.name
+	{ref{8847, 13}, 1520, false},  // NamespaceFunctionTool.output_schema
+	{ref{94, 10}, 1521, false},    // NamespaceFunctionTool.parameters
+	{ref{104, 6}, 1522, false},    // NamespaceFunctionTool.strict
+	{ref{30, 4}, 1523, true},      // NamespaceFunctionTool.type
+	{ref{79, 11}, 1524, true},     // NamespaceTool.description
+	{ref{90, 4}, 1525, true},      // NamespaceTool.name
+	{ref{25, 5}, 1526, true},      // NamespaceTool.tools
+	{ref{30, 4}, 1528, true},      // NamespaceTool.type
+	{ref{1636, 5}, 1529, true},    // NotFoundResponse.error
+	{ref{1641, 19}, 1531, false},  // NotFoundResponse.openrouter_metadata
+	{ref{1660, 7}, 1532, false},   // NotFoundResponse.user_id
+	{ref{1694, 4}, 1533, true},    // NotFoundResponseErrorData.code
+	{ref{1698, 7}, 1534, true},    // NotFoundResponseErrorData.message
+	{ref{1705, 8}, 1535, false},   // NotFoundResponseErrorData.metadata
+	{ref{1063, 7}, 1088, true},    // OpenAIResponseCustomToolCall.call_id
+	{ref{19, 2}, 1089, false},     // OpenAIResponseCustomToolCall.id
+	{ref{1900, 5}, 1090, true},    // OpenAIResponseCustomToolCall.input
+	{ref{90, 4}, 1091, true},      // OpenAIResponseCustomToolCall.name
+	{ref{5887, 9}, 1092, false},   // OpenAIResponseCustomToolCall.namespace
+	{ref{30, 4}, 1093, true},      // OpenAIResponseCustomToolCall.type
+	{ref{1063, 7}, 1096, true},    // OpenAIResponseCustomToolCallOutput.call_id
+	{ref{19, 2}, 1097, false},     // OpenAIResponseCustomToolCallOutput.id
+	{ref{1247, 6}, 1536, true},    // OpenAIResponseCustomToolCallOutput.output
+	{ref{30, 4}, 1103, true},      // OpenAIResponseCustomToolCallOutput.type
+	{ref{1983, 9}, 1192, true},    // OpenAIResponseFunctionToolCall.arguments
+	{ref{1063, 7}, 1193, true},    // OpenAIResponseFunctionToolCall.call_id
+	{ref{19, 2}, 1194, false},     // OpenAIResponseFunctionToolCall.id
+	{ref{90, 4}, 1195, true},      // OpenAIResponseFunctionToolCall.name
+	{ref{5887, 9}, 1196, false},   // OpenAIResponseFunctionToolCall.namespace
+	{ref{1079, 6}, 1197, false},   // OpenAIResponseFunctionToolCall.status
+	{ref{6699, 11}, 1199, false},  // OpenAIResponseFunctionToolCall.subagent_id
+	{ref{6710, 14}, 1200, false},  // OpenAIResponseFunctionToolCall.subagent_items
+	{ref{30, 4}, 1203, true},      // OpenAIResponseFunctionToolCall.type
+	{ref{1063, 7}, 1204, true},    // OpenAIResponseFunctionToolCallOutput.call_id
+	{ref{19, 2}, 1205, false},     // OpenAIResponseFunctionToolCallOutput.id
+	{ref{1247, 6}, 1541, true},    // OpenAIResponseFunctionToolCallOutput.output
+	{ref{1079, 6}, 1211, false},   // OpenAIResponseFunctionToolCallOutput.status
+	{ref{30, 4}, 1213, true},      // OpenAIResponseFunctionToolCallOutput.type
+	{ref{335, 7}, 1546, true},     // OpenAIResponseInputMessageItem.content
+	{ref{19, 2}, 1548, true},      // OpenAIResponseInputMessageItem.id
+	{ref{21, 4}, 1549, true},      // OpenAIResponseInputMessageItem.role
+	{ref{30, 4}, 1550, false},     // OpenAIResponseInputMessageItem.type
+	{ref{1178, 5}, 998, true},     // OpenAIResponsesCodeInterpreterCallCodeDelta.delta
+	{ref{514, 7}, 999, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.item_id
+	{ref{521, 12}, 1000, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.output_index
+	{ref{533, 15}, 1001, true},    // OpenAIResponsesCodeInterpreterCallCodeDelta.sequence_number
+	{ref{30, 4}, 1002, true},      // OpenAIResponsesCodeInterpreterCallCodeDelta.type
+	{ref{1694, 4}, 1003, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.code
+	{ref{514, 7}, 1004, true},     // OpenAIResponsesCodeInterpreterCallCodeDone.item_id
+	{ref{521, 12}, 1005, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.output_index
+	{ref{533, 15}, 1006, true},    // OpenAIResponsesCodeInterpreterCallCodeDone.sequence_number
+	{ref{30, 4}, 1007, true},      // OpenAIResponsesCodeInterpreterCallCodeDone.type
+	{ref{514, 7}, 1008, true},     // OpenAIResponsesCodeInterpreterCallCompleted.item_id
+	{ref{521, 12}, 1009, true},    // OpenAIResponsesCodeInterpreterCallCompleted.output_index
+	{ref{533, 15}, 1010, true},    // OpenAIResponsesCodeInterpreterCallCompleted.sequence_number
+	{ref{30, 4}, 1011, true},      // OpenAIResponsesCodeInterpreterCallCompleted.type
+	{ref{514, 7}, 1012, true},     // OpenAIResponsesCodeInterpreterCallInProgress.item_id
+	{ref{521, 12}, 1013, true},    // OpenAIResponsesCodeInterpreterCallInProgress.output_index
+	{ref{533, 15}, 1014, true},    // OpenAIResponsesCodeInterpreterCallInProgress.sequence_number
+	{ref{30, 4}, 1015, true},      // OpenAIResponsesCodeInterpreterCallInProgress.type
+	{ref{514, 7}, 1016, true},     // OpenAIResponsesCodeInterpreterCallInterpreting.item_id
+	{ref{521, 12}, 1017, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.output_index
+	{ref{533, 15}, 1018, true},    // OpenAIResponsesCodeInterpreterCallInterpreting.sequence_number
+	{ref{30, 4}, 1019, true},      // OpenAIResponsesCodeInterpreterCallInterpreting.type
+	{ref{514, 7}, 1315, true},     // OpenAIResponsesImageGenCallCompleted.item_id
+	{ref{521, 12}, 1316, true},    // OpenAIResponsesImageGenCallCompleted.output_index
+	{ref{533, 15}, 1317, true},    // OpenAIResponsesImageGenCallCompleted.sequence_number
+	{ref{30, 4}, 1318, true},      // OpenAIResponsesImageGenCallCompleted.type
+	{ref{514, 7}, 1319, true},     // OpenAIResponsesImageGenCallGenerating.item_id
+	{ref{521, 12}, 1320, true},    // OpenAIResponsesImageGenCallGenerating.output_index
+	{ref{533, 15}, 1321, true},    // OpenAIResponsesImageGenCallGenerating.sequence_number
+	{ref{30, 4}, 1322, true},      // OpenAIResponsesImageGenCallGenerating.type
+	{ref{514, 7}, 1323, true},     // OpenAIResponsesImageGenCallInProgress.item_id
+	{ref{521, 12}, 1324, true},    // OpenAIResponsesImageGenCallInProgress.output_index
+	{ref{533, 15}, 1325, true},    // OpenAIResponsesImageGenCallInProgress.sequence_number
+	{ref{30, 4}, 1326, true},      // OpenAIResponsesImageGenCallInProgress.type
+	{ref{514, 7}, 1327, true},     // OpenAIResponsesImageGenCallPartialImage.item_id
+	{ref{521, 12}, 1328, true},    // OpenAIResponsesImageGenCallPartialImage.output_index
+	{ref{7396, 17}, 1329, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_b64
+	{ref{7413, 19}, 1330, true},   // OpenAIResponsesImageGenCallPartialImage.partial_image_index
+	{ref{533, 15}, 1331, true},    // OpenAIResponsesImageGenCallPartialImage.sequence_number
+	{ref{30, 4}, 1332, true},      // OpenAIResponsesImageGenCallPartialImage.type
+	{ref{945, 7}, 1551, true},     // OpenAIResponsesRefusalContent.refusal
+	{ref{30, 4}, 1552, true},      // OpenAIResponsesRefusalContent.type
+	{ref{514, 7}, 1553, true},     // OpenAIResponsesSearchCompleted.item_id
+	{ref{521, 12}, 1554, true},    // OpenAIResponsesSearchCompleted.output_index
+	{ref{533, 15}, 1555, true},    // OpenAIResponsesSearchCompleted.sequence_number
+	{ref{30, 4}, 1556, true},      // OpenAIResponsesSearchCompleted.type
+	{ref{30, 4}, 1559, true},      // OpenAIResponsesToolChoiceApplyPatch.type
+	{ref{90, 4}, 1560, true},      // OpenAIResponsesToolChoiceFunction.name
+	{ref{30, 4}, 1561, true},      // OpenAIResponsesToolChoiceFunction.type
+	{ref{30, 4}, 1562, true},      // OpenAIResponsesToolChoiceShell.type
+	{ref{30, 4}, 1563, true},      // OpenAIResponsesToolChoiceWebSearchPreview20250311.type
+	{ref{9806, 12}, 1564, true},   // OpenAIResponsesUsage.input_tokens
+	{ref{9818, 20}, 1565, true},   // OpenAIResponsesUsage.input_tokens_details
+	{ref{9838, 13}, 1568, true},   // OpenAIResponsesUsage.output_tokens
+	{ref{9851, 21}, 1569, true},   // OpenAIResponsesUsage.output_tokens_details
+	{ref{4846, 12}, 1571, true},   // OpenAIResponsesUsage.total_tokens
+	{ref{514, 7}, 1572, true},     // OpenAIResponsesWebSearchCallInProgress.item_id
+	{ref{521, 12}, 1573, true},    // OpenAIResponsesWebSearchCallInProgress.output_index
+	{ref{533, 15}, 1574, true},    // OpenAIResponsesWebSearchCallInProgress.sequence_number
+	{ref{30, 4}, 1575, true},      // OpenAIResponsesWebSearchCallInProgress.type
+	{ref{514, 7}, 1576, true},     // OpenAIResponsesWebSearchCallSearching.item_id
+	{ref{521, 12}, 1577, true},    // OpenAIResponsesWebSearchCallSearching.output_index
+	{ref{533, 15}, 1578, true},    // OpenAIResponsesWebSearchCallSearching.sequence_number
+	{ref{30, 4}, 1579, true},      // OpenAIResponsesWebSearchCallSearching.type
+	{ref{5435, 8}, 1580, true},    // OpenResponsesCreatedEvent.response
+	{ref{533, 15}, 1082, true},    // OpenResponsesCreatedEvent.sequence_number
+	{ref{30, 4}, 1083, true},      // OpenResponsesCreatedEvent.type
+	{ref{5435, 8}, 1582, true},    // OpenResponsesInProgressEvent.response
+	{ref{533, 15}, 1352, true},    // OpenResponsesInProgressEvent.sequence_number
+	{ref{30, 4}, 1353, true},      // OpenResponsesInProgressEvent.type
+	{ref{4628, 5}, 1584, false},   // OpenResponsesLogProbs.bytes
+	{ref{4633, 7}, 1586, true},    // OpenResponsesLogProbs.logprob
+	{ref{4640, 5}, 1587, true},    // OpenResponsesLogProbs.token
+	{ref{2720, 12}, 1588, false},  // OpenResponsesLogProbs.top_logprobs
 	{ref{2463, 10}, 673, false},   // OpenResponsesResult.background
 	{ref{2473, 12}, 674, true},    // OpenResponsesResult.completed_at
 	{ref{2485, 10}, 675, true},    // OpenResponsesResult.created_at
 	{ref{1636, 5}, 368, true},     // OpenResponsesResult.error
-	{ref{10040, 10}, 1590, false}, // OpenResponsesResult.error_type
+	{ref{10040, 10}, 1589, false}, // OpenResponsesResult.error_type
 	{ref{2495, 17}, 676, true},    // OpenResponsesResult.frequency_penalty
 	{ref{19, 2}, 677, true},       // OpenResponsesResult.id
 	{ref{2512, 18}, 197, true},    // OpenResponsesResult.incomplete_details
@@ -3865,8 +3863,8 @@ var openRouterProps = [...]prop{
 	{ref{1705, 8}, 680, true},     // OpenResponsesResult.metadata
 	{ref{249, 5}, 681, true},      // OpenResponsesResult.model
 	{ref{2561, 6}, 682, true},     // OpenResponsesResult.object
-	{ref{1641, 19}, 1592, false},  // OpenResponsesResult.openrouter_metadata
-	{ref{1247, 6}, 1594, true},    // OpenResponsesResult.output
+	{ref{1641, 19}, 1591, false},  // OpenResponsesResult.openrouter_metadata
+	{ref{1247, 6}, 1593, true},    // OpenResponsesResult.output
 	{ref{2567, 11}, 685, false},   // OpenResponsesResult.output_text
 	{ref{2578, 19}, 686, true},    // OpenResponsesResult.parallel_tool_calls
 	{ref{2597, 16}, 687, true},    // OpenResponsesResult.presence_penalty
@@ -3876,382 +3874,382 @@ var openRouterProps = [...]prop{
 	{ref{2655, 20}, 332, false},   // OpenResponsesResult.prompt_cache_options
 	{ref{254, 9}, 43, false},      // OpenResponsesResult.reasoning
 	{ref{2675, 17}, 690, false},   // OpenResponsesResult.safety_identifier
-	{ref{2692, 12}, 1595, false},  // OpenResponsesResult.service_tier
-	{ref{1079, 6}, 1596, true},    // OpenResponsesResult.status
+	{ref{2692, 12}, 1594, false},  // OpenResponsesResult.service_tier
+	{ref{1079, 6}, 1595, true},    // OpenResponsesResult.status
 	{ref{2704, 5}, 693, false},    // OpenResponsesResult.store
 	{ref{269, 11}, 694, true},     // OpenResponsesResult.temperature
-	{ref{2252, 4}, 1598, false},   // OpenResponsesResult.text
-	{ref{2709, 11}, 1600, true},   // OpenResponsesResult.tool_choice
+	{ref{2252, 4}, 1597, false},   // OpenResponsesResult.text
+	{ref{2709, 11}, 1599, true},   // OpenResponsesResult.tool_choice
 	{ref{25, 5}, 699, true},       // OpenResponsesResult.tools
 	{ref{2720, 12}, 701, false},   // OpenResponsesResult.top_logprobs
 	{ref{2732, 5}, 702, true},     // OpenResponsesResult.top_p
 	{ref{2737, 10}, 426, false},   // OpenResponsesResult.truncation
 	{ref{2747, 5}, 432, false},    // OpenResponsesResult.usage
 	{ref{2752, 4}, 705, false},    // OpenResponsesResult.user
-	{ref{4628, 5}, 1602, false},   // OpenResponsesTopLogprobs.bytes
-	{ref{4633, 7}, 1604, false},   // OpenResponsesTopLogprobs.logprob
-	{ref{4640, 5}, 1605, false},   // OpenResponsesTopLogprobs.token
-	{ref{10092, 7}, 1606, true},   // OpenRouterMetadata.attempt
-	{ref{10099, 8}, 1607, false},  // OpenRouterMetadata.attempts
-	{ref{10107, 9}, 1608, true},   // OpenRouterMetadata.endpoints
-	{ref{4782, 7}, 1610, true},    // OpenRouterMetadata.is_byok
-	{ref{10116, 6}, 1611, false},  // OpenRouterMetadata.params
-	{ref{10122, 8}, 1613, false},  // OpenRouterMetadata.pipeline
-	{ref{10130, 6}, 1614, true},   // OpenRouterMetadata.region
-	{ref{10136, 9}, 1615, true},   // OpenRouterMetadata.requested
-	{ref{10145, 8}, 1616, true},   // OpenRouterMetadata.strategy
-	{ref{2200, 7}, 1618, true},    // OpenRouterMetadata.summary
-	{ref{94, 10}, 1619, false},    // OpenRouterWebSearchServerTool.parameters
-	{ref{30, 4}, 1621, true},      // OpenRouterWebSearchServerTool.type
-	{ref{10209, 6}, 1622, false},  // OutputAdvisorServerToolItem.advice
-	{ref{1636, 5}, 1623, false},   // OutputAdvisorServerToolItem.error
-	{ref{19, 2}, 1624, false},     // OutputAdvisorServerToolItem.id
-	{ref{10215, 13}, 1625, false}, // OutputAdvisorServerToolItem.instance_name
-	{ref{249, 5}, 1626, false},    // OutputAdvisorServerToolItem.model
-	{ref{2633, 6}, 1627, false},   // OutputAdvisorServerToolItem.prompt
-	{ref{1079, 6}, 1628, true},    // OutputAdvisorServerToolItem.status
-	{ref{30, 4}, 1630, true},      // OutputAdvisorServerToolItem.type
-	{ref{1063, 7}, 1631, true},    // OutputApplyPatchCallItem.call_id
-	{ref{19, 2}, 1632, true},      // OutputApplyPatchCallItem.id
-	{ref{1070, 9}, 1633, true},    // OutputApplyPatchCallItem.operation
-	{ref{1079, 6}, 1635, true},    // OutputApplyPatchCallItem.status
-	{ref{30, 4}, 1637, true},      // OutputApplyPatchCallItem.type
-	{ref{1063, 7}, 1638, false},   // OutputApplyPatchServerToolItem.call_id
-	{ref{19, 2}, 1639, false},     // OutputApplyPatchServerToolItem.id
-	{ref{1070, 9}, 1640, false},   // OutputApplyPatchServerToolItem.operation
-	{ref{1079, 6}, 1642, true},    // OutputApplyPatchServerToolItem.status
-	{ref{30, 4}, 1644, true},      // OutputApplyPatchServerToolItem.type
-	{ref{1983, 9}, 1645, false},   // OutputBashServerToolItem.arguments
-	{ref{1063, 7}, 1646, false},   // OutputBashServerToolItem.call_id
-	{ref{10306, 7}, 1647, false},  // OutputBashServerToolItem.command
-	{ref{10313, 8}, 1648, false},  // OutputBashServerToolItem.exitCode
-	{ref{19, 2}, 1649, false},     // OutputBashServerToolItem.id
-	{ref{1079, 6}, 1650, true},    // OutputBashServerToolItem.status
-	{ref{10321, 6}, 1652, false},  // OutputBashServerToolItem.stderr
-	{ref{10327, 6}, 1653, false},  // OutputBashServerToolItem.stdout
-	{ref{30, 4}, 1654, true},      // OutputBashServerToolItem.type
-	{ref{8523, 6}, 1655, false},   // OutputBrowserUseServerToolItem.action
-	{ref{19, 2}, 1656, false},     // OutputBrowserUseServerToolItem.id
-	{ref{10363, 13}, 1657, false}, // OutputBrowserUseServerToolItem.screenshotB64
-	{ref{1079, 6}, 1658, true},    // OutputBrowserUseServerToolItem.status
-	{ref{30, 4}, 1660, true},      // OutputBrowserUseServerToolItem.type
-	{ref{1694, 4}, 1021, false},   // OutputCodeInterpreterCallItem.code
-	{ref{5199, 12}, 1022, false},  // OutputCodeInterpreterCallItem.container_id
-	{ref{19, 2}, 1023, true},      // OutputCodeInterpreterCallItem.id
-	{ref{5211, 7}, 1024, false},   // OutputCodeInterpreterCallItem.outputs
-	{ref{1079, 6}, 1026, true},    // OutputCodeInterpreterCallItem.status
-	{ref{30, 4}, 1027, true},      // OutputCodeInterpreterCallItem.type
-	{ref{1694, 4}, 1661, false},   // OutputCodeInterpreterServerToolItem.code
-	{ref{10313, 8}, 1662, false},  // OutputCodeInterpreterServerToolItem.exitCode
-	{ref{19, 2}, 1663, false},     // OutputCodeInterpreterServerToolItem.id
-	{ref{10440, 8}, 1664, false},  // OutputCodeInterpreterServerToolItem.language
-	{ref{1079, 6}, 1665, true},    // OutputCodeInterpreterServerToolItem.status
-	{ref{10321, 6}, 1667, false},  // OutputCodeInterpreterServerToolItem.stderr
-	{ref{10327, 6}, 1668, false},  // OutputCodeInterpreterServerToolItem.stdout
-	{ref{30, 4}, 1669, true},      // OutputCodeInterpreterServerToolItem.type
-	{ref{8523, 6}, 1670, false},   // OutputComputerCallItem.action
-	{ref{1063, 7}, 1671, true},    // OutputComputerCallItem.call_id
-	{ref{19, 2}, 1672, false},     // OutputComputerCallItem.id
-	{ref{10470, 21}, 1673, true},  // OutputComputerCallItem.pending_safety_checks
-	{ref{1079, 6}, 1678, true},    // OutputComputerCallItem.status
-	{ref{30, 4}, 1679, true},      // OutputComputerCallItem.type
-	{ref{1063, 7}, 1680, true},    // OutputCustomToolCallItem.call_id
-	{ref{19, 2}, 1681, false},     // OutputCustomToolCallItem.id
-	{ref{1900, 5}, 1682, true},    // OutputCustomToolCallItem.input
-	{ref{90, 4}, 1683, true},      // OutputCustomToolCallItem.name
-	{ref{5887, 9}, 1684, false},   // OutputCustomToolCallItem.namespace
-	{ref{30, 4}, 1685, true},      // OutputCustomToolCallItem.type
-	{ref{10533, 8}, 1686, true},   // OutputDatetimeItem.datetime
-	{ref{19, 2}, 1687, false},     // OutputDatetimeItem.id
-	{ref{1079, 6}, 1688, true},    // OutputDatetimeItem.status
-	{ref{6061, 8}, 1690, true},    // OutputDatetimeItem.timezone
-	{ref{30, 4}, 1691, true},      // OutputDatetimeItem.type
-	{ref{19, 2}, 1692, true},      // OutputFileSearchCallItem.id
-	{ref{10565, 7}, 1693, true},   // OutputFileSearchCallItem.queries
-	{ref{1079, 6}, 1695, true},    // OutputFileSearchCallItem.status
-	{ref{30, 4}, 1697, true},      // OutputFileSearchCallItem.type
-	{ref{19, 2}, 1698, false},     // OutputFileSearchServerToolItem.id
-	{ref{10565, 7}, 1699, false},  // OutputFileSearchServerToolItem.queries
-	{ref{1079, 6}, 1701, true},    // OutputFileSearchServerToolItem.status
-	{ref{30, 4}, 1703, true},      // OutputFileSearchServerToolItem.type
-	{ref{1983, 9}, 1704, false},   // OutputFilesServerToolItem.arguments
-	{ref{1063, 7}, 1705, false},   // OutputFilesServerToolItem.call_id
-	{ref{1636, 5}, 1706, false},   // OutputFilesServerToolItem.error
-	{ref{6338, 7}, 1707, false},   // OutputFilesServerToolItem.file_id
-	{ref{5265, 8}, 1708, false},   // OutputFilesServerToolItem.filename
-	{ref{19, 2}, 1709, false},     // OutputFilesServerToolItem.id
-	{ref{1070, 9}, 1710, false},   // OutputFilesServerToolItem.operation
-	{ref{10627, 6}, 1711, false},  // OutputFilesServerToolItem.result
-	{ref{1079, 6}, 1712, true},    // OutputFilesServerToolItem.status
-	{ref{30, 4}, 1714, true},      // OutputFilesServerToolItem.type
-	{ref{1983, 9}, 1715, true},    // OutputFunctionCallItem.arguments
-	{ref{1063, 7}, 1716, true},    // OutputFunctionCallItem.call_id
-	{ref{19, 2}, 1717, false},     // OutputFunctionCallItem.id
-	{ref{90, 4}, 1718, true},      // OutputFunctionCallItem.name
-	{ref{5887, 9}, 1719, false},   // OutputFunctionCallItem.namespace
-	{ref{1079, 6}, 1720, false},   // OutputFunctionCallItem.status
-	{ref{6699, 11}, 1722, false},  // OutputFunctionCallItem.subagent_id
-	{ref{6710, 14}, 1723, false},  // OutputFunctionCallItem.subagent_items
-	{ref{30, 4}, 1721, true},      // OutputFunctionCallItem.type
-	{ref{6913, 8}, 1726, false},   // OutputFusionServerToolItem.analysis
-	{ref{1636, 5}, 1728, false},   // OutputFusionServerToolItem.error
-	{ref{10681, 13}, 1729, false}, // OutputFusionServerToolItem.failed_models
-	{ref{10694, 14}, 1734, false}, // OutputFusionServerToolItem.failure_reason
-	{ref{19, 2}, 1735, false},     // OutputFusionServerToolItem.id
-	{ref{10708, 9}, 1736, false},  // OutputFusionServerToolItem.responses
-	{ref{10717, 7}, 1740, false},  // OutputFusionServerToolItem.sources
-	{ref{1079, 6}, 1741, true},    // OutputFusionServerToolItem.status
-	{ref{30, 4}, 1743, true},      // OutputFusionServerToolItem.type
-	{ref{19, 2}, 1744, true},      // OutputImageGenerationCallItem.id
-	{ref{2633, 6}, 1749, false},   // OutputImageGenerationCallItem.prompt
-	{ref{10627, 6}, 1745, false},  // OutputImageGenerationCallItem.result
-	{ref{1079, 6}, 1746, true},    // OutputImageGenerationCallItem.status
-	{ref{30, 4}, 1748, true},      // OutputImageGenerationCallItem.type
-	{ref{19, 2}, 1750, false},     // OutputImageGenerationServerToolItem.id
-	{ref{10788, 8}, 1751, false},  // OutputImageGenerationServerToolItem.imageB64
-	{ref{10796, 8}, 1752, false},  // OutputImageGenerationServerToolItem.imageUrl
-	{ref{2633, 6}, 1753, false},   // OutputImageGenerationServerToolItem.prompt
-	{ref{10627, 6}, 1754, false},  // OutputImageGenerationServerToolItem.result
-	{ref{10804, 13}, 1755, false}, // OutputImageGenerationServerToolItem.revisedPrompt
-	{ref{1079, 6}, 1756, true},    // OutputImageGenerationServerToolItem.status
-	{ref{30, 4}, 1758, true},      // OutputImageGenerationServerToolItem.type
-	{ref{10837, 4}, 1759, true},   // OutputItemAddedEvent.item
-	{ref{521, 12}, 1760, true},    // OutputItemAddedEvent.output_index
-	{ref{533, 15}, 1761, true},    // OutputItemAddedEvent.sequence_number
-	{ref{30, 4}, 1762, true},      // OutputItemAddedEvent.type
-	{ref{1063, 7}, 1763, true},    // OutputItemApplyPatchCall.call_id
-	{ref{10865, 10}, 1764, false}, // OutputItemApplyPatchCall.created_by
-	{ref{19, 2}, 1765, true},      // OutputItemApplyPatchCall.id
-	{ref{1070, 9}, 1766, true},    // OutputItemApplyPatchCall.operation
-	{ref{1079, 6}, 1767, true},    // OutputItemApplyPatchCall.status
-	{ref{30, 4}, 1768, true},      // OutputItemApplyPatchCall.type
-	{ref{1694, 4}, 1021, false},   // OutputItemCodeInterpreterCall.code
-	{ref{5199, 12}, 1022, false},  // OutputItemCodeInterpreterCall.container_id
-	{ref{19, 2}, 1023, true},      // OutputItemCodeInterpreterCall.id
-	{ref{5211, 7}, 1024, false},   // OutputItemCodeInterpreterCall.outputs
-	{ref{1079, 6}, 1026, true},    // OutputItemCodeInterpreterCall.status
-	{ref{30, 4}, 1027, true},      // OutputItemCodeInterpreterCall.type
-	{ref{1063, 7}, 1769, true},    // OutputItemCustomToolCall.call_id
-	{ref{19, 2}, 1770, false},     // OutputItemCustomToolCall.id
-	{ref{1900, 5}, 1771, true},    // OutputItemCustomToolCall.input
-	{ref{90, 4}, 1772, true},      // OutputItemCustomToolCall.name
-	{ref{5887, 9}, 1773, false},   // OutputItemCustomToolCall.namespace
-	{ref{30, 4}, 1774, true},      // OutputItemCustomToolCall.type
-	{ref{10837, 4}, 1775, true},   // OutputItemDoneEvent.item
-	{ref{521, 12}, 1776, true},    // OutputItemDoneEvent.output_index
-	{ref{533, 15}, 1777, true},    // OutputItemDoneEvent.sequence_number
-	{ref{30, 4}, 1778, true},      // OutputItemDoneEvent.type
-	{ref{19, 2}, 1692, true},      // OutputItemFileSearchCall.id
-	{ref{10565, 7}, 1693, true},   // OutputItemFileSearchCall.queries
-	{ref{1079, 6}, 1695, true},    // OutputItemFileSearchCall.status
-	{ref{30, 4}, 1697, true},      // OutputItemFileSearchCall.type
-	{ref{1983, 9}, 1715, true},    // OutputItemFunctionCall.arguments
-	{ref{1063, 7}, 1716, true},    // OutputItemFunctionCall.call_id
-	{ref{19, 2}, 1717, false},     // OutputItemFunctionCall.id
-	{ref{90, 4}, 1718, true},      // OutputItemFunctionCall.name
-	{ref{5887, 9}, 1719, false},   // OutputItemFunctionCall.namespace
-	{ref{1079, 6}, 1720, false},   // OutputItemFunctionCall.status
-	{ref{30, 4}, 1721, true},      // OutputItemFunctionCall.type
-	{ref{19, 2}, 1744, true},      // OutputItemImageGenerationCall.id
-	{ref{10627, 6}, 1745, false},  // OutputItemImageGenerationCall.result
-	{ref{1079, 6}, 1746, true},    // OutputItemImageGenerationCall.status
-	{ref{30, 4}, 1748, true},      // OutputItemImageGenerationCall.type
-	{ref{335, 7}, 1779, false},    // OutputItemReasoning.content
-	{ref{390, 17}, 1413, false},   // OutputItemReasoning.encrypted_content
-	{ref{19, 2}, 1414, true},      // OutputItemReasoning.id
-	{ref{1079, 6}, 1418, false},   // OutputItemReasoning.status
-	{ref{2200, 7}, 1780, true},    // OutputItemReasoning.summary
-	{ref{30, 4}, 1781, true},      // OutputItemReasoning.type
-	{ref{8523, 6}, 1782, false},   // OutputItemWebSearchCall.action
-	{ref{19, 2}, 1783, true},      // OutputItemWebSearchCall.id
-	{ref{1079, 6}, 1784, true},    // OutputItemWebSearchCall.status
-	{ref{30, 4}, 1786, true},      // OutputItemWebSearchCall.type
-	{ref{11103, 7}, 1787, true},   // OutputItemWebSearchCallActionFindInPage.pattern
-	{ref{30, 4}, 1788, true},      // OutputItemWebSearchCallActionFindInPage.type
-	{ref{3374, 3}, 1789, true},    // OutputItemWebSearchCallActionFindInPage.url
-	{ref{30, 4}, 1790, true},      // OutputItemWebSearchCallActionOpenPage.type
-	{ref{3374, 3}, 1791, false},   // OutputItemWebSearchCallActionOpenPage.url
-	{ref{10565, 7}, 1792, false},  // OutputItemWebSearchCallActionSearch.queries
-	{ref{11182, 5}, 1794, true},   // OutputItemWebSearchCallActionSearch.query
-	{ref{10717, 7}, 1795, false},  // OutputItemWebSearchCallActionSearch.sources
-	{ref{30, 4}, 1796, true},      // OutputItemWebSearchCallActionSearch.type
-	{ref{19, 2}, 1797, false},     // OutputMcpServerToolItem.id
-	{ref{11221, 11}, 1798, false}, // OutputMcpServerToolItem.serverLabel
-	{ref{1079, 6}, 1799, true},    // OutputMcpServerToolItem.status
-	{ref{11232, 8}, 1801, false},  // OutputMcpServerToolItem.toolName
-	{ref{30, 4}, 1802, true},      // OutputMcpServerToolItem.type
-	{ref{8523, 6}, 1803, false},   // OutputMemoryServerToolItem.action
-	{ref{19, 2}, 1804, false},     // OutputMemoryServerToolItem.id
-	{ref{6467, 3}, 1805, false},   // OutputMemoryServerToolItem.key
-	{ref{1079, 6}, 1806, true},    // OutputMemoryServerToolItem.status
-	{ref{30, 4}, 1808, true},      // OutputMemoryServerToolItem.type
-	{ref{6470, 5}, 1809, false},   // OutputMemoryServerToolItem.value
-	{ref{335, 7}, 1810, true},     // OutputMessage.content
-	{ref{19, 2}, 1812, true},      // OutputMessage.id
-	{ref{2165, 5}, 1813, false},   // OutputMessage.phase
-	{ref{21, 4}, 1814, true},      // OutputMessage.role
+	{ref{4628, 5}, 1601, false},   // OpenResponsesTopLogprobs.bytes
+	{ref{4633, 7}, 1603, false},   // OpenResponsesTopLogprobs.logprob
+	{ref{4640, 5}, 1604, false},   // OpenResponsesTopLogprobs.token
+	{ref{10092, 7}, 1605, true},   // OpenRouterMetadata.attempt
+	{ref{10099, 8}, 1606, false},  // OpenRouterMetadata.attempts
+	{ref{10107, 9}, 1607, true},   // OpenRouterMetadata.endpoints
+	{ref{4782, 7}, 1609, true},    // OpenRouterMetadata.is_byok
+	{ref{10116, 6}, 1610, false},  // OpenRouterMetadata.params
+	{ref{10122, 8}, 1612, false},  // OpenRouterMetadata.pipeline
+	{ref{10130, 6}, 1613, true},   // OpenRouterMetadata.region
+	{ref{10136, 9}, 1614, true},   // OpenRouterMetadata.requested
+	{ref{10145, 8}, 1615, true},   // OpenRouterMetadata.strategy
+	{ref{2200, 7}, 1617, true},    // OpenRouterMetadata.summary
+	{ref{94, 10}, 1618, false},    // OpenRouterWebSearchServerTool.parameters
+	{ref{30, 4}, 1620, true},      // OpenRouterWebSearchServerTool.type
+	{ref{10209, 6}, 1621, false},  // OutputAdvisorServerToolItem.advice
+	{ref{1636, 5}, 1622, false},   // OutputAdvisorServerToolItem.error
+	{ref{19, 2}, 1623, false},     // OutputAdvisorServerToolItem.id
+	{ref{10215, 13}, 1624, false}, // OutputAdvisorServerToolItem.instance_name
+	{ref{249, 5}, 1625, false},    // OutputAdvisorServerToolItem.model
+	{ref{2633, 6}, 1626, false},   // OutputAdvisorServerToolItem.prompt
+	{ref{1079, 6}, 1627, true},    // OutputAdvisorServerToolItem.status
+	{ref{30, 4}, 1629, true},      // OutputAdvisorServerToolItem.type
+	{ref{1063, 7}, 1630, true},    // OutputApplyPatchCallItem.call_id
+	{ref{19, 2}, 1631, true},      // OutputApplyPatchCallItem.id
+	{ref{1070, 9}, 1632, true},    // OutputApplyPatchCallItem.operation
+	{ref{1079, 6}, 1634, true},    // OutputApplyPatchCallItem.status
+	{ref{30, 4}, 1636, true},      // OutputApplyPatchCallItem.type
+	{ref{1063, 7}, 1637, false},   // OutputApplyPatchServerToolItem.call_id
+	{ref{19, 2}, 1638, false},     // OutputApplyPatchServerToolItem.id
+	{ref{1070, 9}, 1639, false},   // OutputApplyPatchServerToolItem.operation
+	{ref{1079, 6}, 1641, true},    // OutputApplyPatchServerToolItem.status
+	{ref{30, 4}, 1643, true},      // OutputApplyPatchServerToolItem.type
+	{ref{1983, 9}, 1644, false},   // OutputBashServerToolItem.arguments
+	{ref{1063, 7}, 1645, false},   // OutputBashServerToolItem.call_id
+	{ref{10306, 7}, 1646, false},  // OutputBashServerToolItem.command
+	{ref{10313, 8}, 1647, false},  // OutputBashServerToolItem.exitCode
+	{ref{19, 2}, 1648, false},     // OutputBashServerToolItem.id
+	{ref{1079, 6}, 1649, true},    // OutputBashServerToolItem.status
+	{ref{10321, 6}, 1651, false},  // OutputBashServerToolItem.stderr
+	{ref{10327, 6}, 1652, false},  // OutputBashServerToolItem.stdout
+	{ref{30, 4}, 1653, true},      // OutputBashServerToolItem.type
+	{ref{8523, 6}, 1654, false},   // OutputBrowserUseServerToolItem.action
+	{ref{19, 2}, 1655, false},     // OutputBrowserUseServerToolItem.id
+	{ref{10363, 13}, 1656, false}, // OutputBrowserUseServerToolItem.screenshotB64
+	{ref{1079, 6}, 1657, true},    // OutputBrowserUseServerToolItem.status
+	{ref{30, 4}, 1659, true},      // OutputBrowserUseServerToolItem.type
+	{ref{1694, 4}, 1020, false},   // OutputCodeInterpreterCallItem.code
+	{ref{5199, 12}, 1021, false},  // OutputCodeInterpreterCallItem.container_id
+	{ref{19, 2}, 1022, true},      // OutputCodeInterpreterCallItem.id
+	{ref{5211, 7}, 1023, false},   // OutputCodeInterpreterCallItem.outputs
+	{ref{1079, 6}, 1025, true},    // OutputCodeInterpreterCallItem.status
+	{ref{30, 4}, 1026, true},      // OutputCodeInterpreterCallItem.type
+	{ref{1694, 4}, 1660, false},   // OutputCodeInterpreterServerToolItem.code
+	{ref{10313, 8}, 1661, false},  // OutputCodeInterpreterServerToolItem.exitCode
+	{ref{19, 2}, 1662, false},     // OutputCodeInterpreterServerToolItem.id
+	{ref{10440, 8}, 1663, false},  // OutputCodeInterpreterServerToolItem.language
+	{ref{1079, 6}, 1664, true},    // OutputCodeInterpreterServerToolItem.status
+	{ref{10321, 6}, 1666, false},  // OutputCodeInterpreterServerToolItem.stderr
+	{ref{10327, 6}, 1667, false},  // OutputCodeInterpreterServerToolItem.stdout
+	{ref{30, 4}, 1668, true},      // OutputCodeInterpreterServerToolItem.type
+	{ref{8523, 6}, 1669, false},   // OutputComputerCallItem.action
+	{ref{1063, 7}, 1670, true},    // OutputComputerCallItem.call_id
+	{ref{19, 2}, 1671, false},     // OutputComputerCallItem.id
+	{ref{10470, 21}, 1672, true},  // OutputComputerCallItem.pending_safety_checks
+	{ref{1079, 6}, 1677, true},    // OutputComputerCallItem.status
+	{ref{30, 4}, 1678, true},      // OutputComputerCallItem.type
+	{ref{1063, 7}, 1679, true},    // OutputCustomToolCallItem.call_id
+	{ref{19, 2}, 1680, false},     // OutputCustomToolCallItem.id
+	{ref{1900, 5}, 1681, true},    // OutputCustomToolCallItem.input
+	{ref{90, 4}, 1682, true},      // OutputCustomToolCallItem.name
+	{ref{5887, 9}, 1683, false},   // OutputCustomToolCallItem.namespace
+	{ref{30, 4}, 1684, true},      // OutputCustomToolCallItem.type
+	{ref{10533, 8}, 1685, true},   // OutputDatetimeItem.datetime
+	{ref{19, 2}, 1686, false},     // OutputDatetimeItem.id
+	{ref{1079, 6}, 1687, true},    // OutputDatetimeItem.status
+	{ref{6061, 8}, 1689, true},    // OutputDatetimeItem.timezone
+	{ref{30, 4}, 1690, true},      // OutputDatetimeItem.type
+	{ref{19, 2}, 1691, true},      // OutputFileSearchCallItem.id
+	{ref{10565, 7}, 1692, true},   // OutputFileSearchCallItem.queries
+	{ref{1079, 6}, 1694, true},    // OutputFileSearchCallItem.status
+	{ref{30, 4}, 1696, true},      // OutputFileSearchCallItem.type
+	{ref{19, 2}, 1697, false},     // OutputFileSearchServerToolItem.id
+	{ref{10565, 7}, 1698, false},  // OutputFileSearchServerToolItem.queries
+	{ref{1079, 6}, 1700, true},    // OutputFileSearchServerToolItem.status
+	{ref{30, 4}, 1702, true},      // OutputFileSearchServerToolItem.type
+	{ref{1983, 9}, 1703, false},   // OutputFilesServerToolItem.arguments
+	{ref{1063, 7}, 1704, false},   // OutputFilesServerToolItem.call_id
+	{ref{1636, 5}, 1705, false},   // OutputFilesServerToolItem.error
+	{ref{6338, 7}, 1706, false},   // OutputFilesServerToolItem.file_id
+	{ref{5265, 8}, 1707, false},   // OutputFilesServerToolItem.filename
+	{ref{19, 2}, 1708, false},     // OutputFilesServerToolItem.id
+	{ref{1070, 9}, 1709, false},   // OutputFilesServerToolItem.operation
+	{ref{10627, 6}, 1710, false},  // OutputFilesServerToolItem.result
+	{ref{1079, 6}, 1711, true},    // OutputFilesServerToolItem.status
+	{ref{30, 4}, 1713, true},      // OutputFilesServerToolItem.type
+	{ref{1983, 9}, 1714, true},    // OutputFunctionCallItem.arguments
+	{ref{1063, 7}, 1715, true},    // OutputFunctionCallItem.call_id
+	{ref{19, 2}, 1716, false},     // OutputFunctionCallItem.id
+	{ref{90, 4}, 1717, true},      // OutputFunctionCallItem.name
+	{ref{5887, 9}, 1718, false},   // OutputFunctionCallItem.namespace
+	{ref{1079, 6}, 1719, false},   // OutputFunctionCallItem.status
+	{ref{6699, 11}, 1721, false},  // OutputFunctionCallItem.subagent_id
+	{ref{6710, 14}, 1722, false},  // OutputFunctionCallItem.subagent_items
+	{ref{30, 4}, 1720, true},      // OutputFunctionCallItem.type
+	{ref{6913, 8}, 1725, false},   // OutputFusionServerToolItem.analysis
+	{ref{1636, 5}, 1727, false},   // OutputFusionServerToolItem.error
+	{ref{10681, 13}, 1728, false}, // OutputFusionServerToolItem.failed_models
+	{ref{10694, 14}, 1733, false}, // OutputFusionServerToolItem.failure_reason
+	{ref{19, 2}, 1734, false},     // OutputFusionServerToolItem.id
+	{ref{10708, 9}, 1735, false},  // OutputFusionServerToolItem.responses
+	{ref{10717, 7}, 1739, false},  // OutputFusionServerToolItem.sources
+	{ref{1079, 6}, 1740, true},    // OutputFusionServerToolItem.status
+	{ref{30, 4}, 1742, true},      // OutputFusionServerToolItem.type
+	{ref{19, 2}, 1743, true},      // OutputImageGenerationCallItem.id
+	{ref{2633, 6}, 1748, false},   // OutputImageGenerationCallItem.prompt
+	{ref{10627, 6}, 1744, false},  // OutputImageGenerationCallItem.result
+	{ref{1079, 6}, 1745, true},    // OutputImageGenerationCallItem.status
+	{ref{30, 4}, 1747, true},      // OutputImageGenerationCallItem.type
+	{ref{19, 2}, 1749, false},     // OutputImageGenerationServerToolItem.id
+	{ref{10788, 8}, 1750, false},  // OutputImageGenerationServerToolItem.imageB64
+	{ref{10796, 8}, 1751, false},  // OutputImageGenerationServerToolItem.imageUrl
+	{ref{2633, 6}, 1752, false},   // OutputImageGenerationServerToolItem.prompt
+	{ref{10627, 6}, 1753, false},  // OutputImageGenerationServerToolItem.result
+	{ref{10804, 13}, 1754, false}, // OutputImageGenerationServerToolItem.revisedPrompt
+	{ref{1079, 6}, 1755, true},    // OutputImageGenerationServerToolItem.status
+	{ref{30, 4}, 1757, true},      // OutputImageGenerationServerToolItem.type
+	{ref{10837, 4}, 1758, true},   // OutputItemAddedEvent.item
+	{ref{521, 12}, 1759, true},    // OutputItemAddedEvent.output_index
+	{ref{533, 15}, 1760, true},    // OutputItemAddedEvent.sequence_number
+	{ref{30, 4}, 1761, true},      // OutputItemAddedEvent.type
+	{ref{1063, 7}, 1762, true},    // OutputItemApplyPatchCall.call_id
+	{ref{10865, 10}, 1763, false}, // OutputItemApplyPatchCall.created_by
+	{ref{19, 2}, 1764, true},      // OutputItemApplyPatchCall.id
+	{ref{1070, 9}, 1765, true},    // OutputItemApplyPatchCall.operation
+	{ref{1079, 6}, 1766, true},    // OutputItemApplyPatchCall.status
+	{ref{30, 4}, 1767, true},      // OutputItemApplyPatchCall.type
+	{ref{1694, 4}, 1020, false},   // OutputItemCodeInterpreterCall.code
+	{ref{5199, 12}, 1021, false},  // OutputItemCodeInterpreterCall.container_id
+	{ref{19, 2}, 1022, true},      // OutputItemCodeInterpreterCall.id
+	{ref{5211, 7}, 1023, false},   // OutputItemCodeInterpreterCall.outputs
+	{ref{1079, 6}, 1025, true},    // OutputItemCodeInterpreterCall.status
+	{ref{30, 4}, 1026, true},      // OutputItemCodeInterpreterCall.type
+	{ref{1063, 7}, 1768, true},    // OutputItemCustomToolCall.call_id
+	{ref{19, 2}, 1769, false},     // OutputItemCustomToolCall.id
+	{ref{1900, 5}, 1770, true},    // OutputItemCustomToolCall.input
+	{ref{90, 4}, 1771, true},      // OutputItemCustomToolCall.name
+	{ref{5887, 9}, 1772, false},   // OutputItemCustomToolCall.namespace
+	{ref{30, 4}, 1773, true},      // OutputItemCustomToolCall.type
+	{ref{10837, 4}, 1774, true},   // OutputItemDoneEvent.item
+	{ref{521, 12}, 1775, true},    // OutputItemDoneEvent.output_index
+	{ref{533, 15}, 1776, true},    // OutputItemDoneEvent.sequence_number
+	{ref{30, 4}, 1777, true},      // OutputItemDoneEvent.type
+	{ref{19, 2}, 1691, true},      // OutputItemFileSearchCall.id
+	{ref{10565, 7}, 1692, true},   // OutputItemFileSearchCall.queries
+	{ref{1079, 6}, 1694, true},    // OutputItemFileSearchCall.status
+	{ref{30, 4}, 1696, true},      // OutputItemFileSearchCall.type
+	{ref{1983, 9}, 1714, true},    // OutputItemFunctionCall.arguments
+	{ref{1063, 7}, 1715, true},    // OutputItemFunctionCall.call_id
+	{ref{19, 2}, 1716, false},     // OutputItemFunctionCall.id
+	{ref{90, 4}, 1717, true},      // OutputItemFunctionCall.name
+	{ref{5887, 9}, 1718, false},   // OutputItemFunctionCall.namespace
+	{ref{1079, 6}, 1719, false},   // OutputItemFunctionCall.status
+	{ref{30, 4}, 1720, true},      // OutputItemFunctionCall.type
+	{ref{19, 2}, 1743, true},      // OutputItemImageGenerationCall.id
+	{ref{10627, 6}, 1744, false},  // OutputItemImageGenerationCall.result
+	{ref{1079, 6}, 1745, true},    // OutputItemImageGenerationCall.status
+	{ref{30, 4}, 1747, true},      // OutputItemImageGenerationCall.type
+	{ref{335, 7}, 1778, false},    // OutputItemReasoning.content
+	{ref{390, 17}, 1412, false},   // OutputItemReasoning.encrypted_content
+	{ref{19, 2}, 1413, true},      // OutputItemReasoning.id
+	{ref{1079, 6}, 1417, false},   // OutputItemReasoning.status
+	{ref{2200, 7}, 1779, true},    // OutputItemReasoning.summary
+	{ref{30, 4}, 1780, true},      // OutputItemReasoning.type
+	{ref{8523, 6}, 1781, false},   // OutputItemWebSearchCall.action
+	{ref{19, 2}, 1782, true},      // OutputItemWebSearchCall.id
+	{ref{1079, 6}, 1783, true},    // OutputItemWebSearchCall.status
+	{ref{30, 4}, 1785, true},      // OutputItemWebSearchCall.type
+	{ref{11103, 7}, 1786, true},   // OutputItemWebSearchCallActionFindInPage.pattern
+	{ref{30, 4}, 1787, true},      // OutputItemWebSearchCallActionFindInPage.type
+	{ref{3374, 3}, 1788, true},    // OutputItemWebSearchCallActionFindInPage.url
+	{ref{30, 4}, 1789, true},      // OutputItemWebSearchCallActionOpenPage.type
+	{ref{3374, 3}, 1790, false},   // OutputItemWebSearchCallActionOpenPage.url
+	{ref{10565, 7}, 1791, false},  // OutputItemWebSearchCallActionSearch.queries
+	{ref{11182, 5}, 1793, true},   // OutputItemWebSearchCallActionSearch.query
+	{ref{10717, 7}, 1794, false},  // OutputItemWebSearchCallActionSearch.sources
+	{ref{30, 4}, 1795, true},      // OutputItemWebSearchCallActionSearch.type
+	{ref{19, 2}, 1796, false},     // OutputMcpServerToolItem.id
+	{ref{11221, 11}, 1797, false}, // OutputMcpServerToolItem.serverLabel
+	{ref{1079, 6}, 1798, true},    // OutputMcpServerToolItem.status
+	{ref{11232, 8}, 1800, false},  // OutputMcpServerToolItem.toolName
+	{ref{30, 4}, 1801, true},      // OutputMcpServerToolItem.type
+	{ref{8523, 6}, 1802, false},   // OutputMemoryServerToolItem.action
+	{ref{19, 2}, 1803, false},     // OutputMemoryServerToolItem.id
+	{ref{6467, 3}, 1804, false},   // OutputMemoryServerToolItem.key
+	{ref{1079, 6}, 1805, true},    // OutputMemoryServerToolItem.status
+	{ref{30, 4}, 1807, true},      // OutputMemoryServerToolItem.type
+	{ref{6470, 5}, 1808, false},   // OutputMemoryServerToolItem.value
+	{ref{335, 7}, 1809, true},     // OutputMessage.content
+	{ref{19, 2}, 1811, true},      // OutputMessage.id
+	{ref{2165, 5}, 1812, false},   // OutputMessage.phase
+	{ref{21, 4}, 1813, true},      // OutputMessage.role
 	{ref{1079, 6}, 621, false},    // OutputMessage.status
-	{ref{30, 4}, 1815, true},      // OutputMessage.type
-	{ref{335, 7}, 1810, true},     // OutputMessageItem.content
-	{ref{19, 2}, 1812, true},      // OutputMessageItem.id
-	{ref{2165, 5}, 1813, false},   // OutputMessageItem.phase
-	{ref{21, 4}, 1814, true},      // OutputMessageItem.role
+	{ref{30, 4}, 1814, true},      // OutputMessage.type
+	{ref{335, 7}, 1809, true},     // OutputMessageItem.content
+	{ref{19, 2}, 1811, true},      // OutputMessageItem.id
+	{ref{2165, 5}, 1812, false},   // OutputMessageItem.phase
+	{ref{21, 4}, 1813, true},      // OutputMessageItem.role
 	{ref{1079, 6}, 621, false},    // OutputMessageItem.status
-	{ref{30, 4}, 1815, true},      // OutputMessageItem.type
-	{ref{335, 7}, 1816, false},    // OutputReasoningItem.content
-	{ref{390, 17}, 1413, false},   // OutputReasoningItem.encrypted_content
+	{ref{30, 4}, 1814, true},      // OutputMessageItem.type
+	{ref{335, 7}, 1815, false},    // OutputReasoningItem.content
+	{ref{390, 17}, 1412, false},   // OutputReasoningItem.encrypted_content
 	{ref{5806, 6}, 350, false},    // OutputReasoningItem.format
-	{ref{19, 2}, 1414, true},      // OutputReasoningItem.id
-	{ref{8349, 9}, 1817, false},   // OutputReasoningItem.signature
-	{ref{1079, 6}, 1418, false},   // OutputReasoningItem.status
-	{ref{2200, 7}, 1780, true},    // OutputReasoningItem.summary
-	{ref{30, 4}, 1781, true},      // OutputReasoningItem.type
-	{ref{1983, 9}, 1818, false},   // OutputSearchModelsServerToolItem.arguments
-	{ref{19, 2}, 1819, false},     // OutputSearchModelsServerToolItem.id
-	{ref{11182, 5}, 1820, false},  // OutputSearchModelsServerToolItem.query
-	{ref{1079, 6}, 1821, true},    // OutputSearchModelsServerToolItem.status
-	{ref{30, 4}, 1823, true},      // OutputSearchModelsServerToolItem.type
-	{ref{8523, 6}, 1824, false},   // OutputShellCallItem.action
-	{ref{1983, 9}, 1829, false},   // OutputShellCallItem.arguments
-	{ref{1063, 7}, 1830, true},    // OutputShellCallItem.call_id
-	{ref{19, 2}, 1831, true},      // OutputShellCallItem.id
-	{ref{1079, 6}, 1832, true},    // OutputShellCallItem.status
-	{ref{30, 4}, 1834, true},      // OutputShellCallItem.type
-	{ref{1063, 7}, 1835, true},    // OutputShellCallOutputItem.call_id
-	{ref{19, 2}, 1836, true},      // OutputShellCallOutputItem.id
-	{ref{11414, 17}, 1837, false}, // OutputShellCallOutputItem.max_output_length
-	{ref{1247, 6}, 1838, true},    // OutputShellCallOutputItem.output
-	{ref{1079, 6}, 1839, true},    // OutputShellCallOutputItem.status
-	{ref{30, 4}, 1841, true},      // OutputShellCallOutputItem.type
-	{ref{8523, 6}, 1842, false},   // OutputShellServerToolItem.action
-	{ref{1983, 9}, 1847, false},   // OutputShellServerToolItem.arguments
-	{ref{1063, 7}, 1848, false},   // OutputShellServerToolItem.call_id
-	{ref{19, 2}, 1849, false},     // OutputShellServerToolItem.id
-	{ref{1247, 6}, 1850, false},   // OutputShellServerToolItem.output
-	{ref{1079, 6}, 1851, true},    // OutputShellServerToolItem.status
-	{ref{30, 4}, 1853, true},      // OutputShellServerToolItem.type
-	{ref{1063, 7}, 1854, false},   // OutputSubagentServerToolItem.call_id
-	{ref{1636, 5}, 1855, false},   // OutputSubagentServerToolItem.error
-	{ref{19, 2}, 1856, false},     // OutputSubagentServerToolItem.id
-	{ref{10215, 13}, 1857, false}, // OutputSubagentServerToolItem.instance_name
-	{ref{249, 5}, 1858, false},    // OutputSubagentServerToolItem.model
-	{ref{90, 4}, 1859, false},     // OutputSubagentServerToolItem.name
-	{ref{11484, 7}, 1860, false},  // OutputSubagentServerToolItem.outcome
-	{ref{1079, 6}, 1861, true},    // OutputSubagentServerToolItem.status
-	{ref{11491, 16}, 1863, false}, // OutputSubagentServerToolItem.task_description
-	{ref{11507, 9}, 1864, false},  // OutputSubagentServerToolItem.task_name
-	{ref{30, 4}, 1865, true},      // OutputSubagentServerToolItem.type
-	{ref{10306, 7}, 1866, false},  // OutputTextEditorServerToolItem.command
-	{ref{11546, 8}, 1867, false},  // OutputTextEditorServerToolItem.filePath
-	{ref{19, 2}, 1868, false},     // OutputTextEditorServerToolItem.id
-	{ref{1079, 6}, 1869, true},    // OutputTextEditorServerToolItem.status
-	{ref{30, 4}, 1871, true},      // OutputTextEditorServerToolItem.type
-	{ref{19, 2}, 1872, false},     // OutputToolSearchServerToolItem.id
-	{ref{11182, 5}, 1873, false},  // OutputToolSearchServerToolItem.query
-	{ref{1079, 6}, 1874, true},    // OutputToolSearchServerToolItem.status
-	{ref{30, 4}, 1876, true},      // OutputToolSearchServerToolItem.type
-	{ref{335, 7}, 1877, false},    // OutputWebFetchServerToolItem.content
-	{ref{1636, 5}, 1878, false},   // OutputWebFetchServerToolItem.error
-	{ref{11612, 10}, 1879, false}, // OutputWebFetchServerToolItem.httpStatus
-	{ref{19, 2}, 1880, false},     // OutputWebFetchServerToolItem.id
-	{ref{1079, 6}, 1881, true},    // OutputWebFetchServerToolItem.status
-	{ref{7271, 5}, 1883, false},   // OutputWebFetchServerToolItem.title
-	{ref{30, 4}, 1884, true},      // OutputWebFetchServerToolItem.type
-	{ref{3374, 3}, 1885, false},   // OutputWebFetchServerToolItem.url
-	{ref{8523, 6}, 1782, false},   // OutputWebSearchCallItem.action
-	{ref{19, 2}, 1783, true},      // OutputWebSearchCallItem.id
-	{ref{1079, 6}, 1784, true},    // OutputWebSearchCallItem.status
-	{ref{30, 4}, 1786, true},      // OutputWebSearchCallItem.type
-	{ref{8523, 6}, 1886, false},   // OutputWebSearchServerToolItem.action
-	{ref{19, 2}, 1893, false},     // OutputWebSearchServerToolItem.id
-	{ref{1079, 6}, 1894, true},    // OutputWebSearchServerToolItem.status
-	{ref{30, 4}, 1896, true},      // OutputWebSearchServerToolItem.type
-	{ref{1441, 6}, 1897, false},   // PDFParserOptions.engine
-	{ref{1571, 7}, 1899, false},   // ParetoRouterPlugin.enabled
-	{ref{19, 2}, 1900, true},      // ParetoRouterPlugin.id
-	{ref{11755, 9}, 1901, false},  // ParetoRouterPlugin.max_price
-	{ref{11764, 16}, 1902, false}, // ParetoRouterPlugin.min_coding_score
-	{ref{11780, 12}, 1903, false}, // ParetoRouterPlugin.price_source
-	{ref{1636, 5}, 1904, true},    // PayloadTooLargeResponse.error
-	{ref{1641, 19}, 1906, false},  // PayloadTooLargeResponse.openrouter_metadata
-	{ref{1660, 7}, 1907, false},   // PayloadTooLargeResponse.user_id
-	{ref{1694, 4}, 1908, true},    // PayloadTooLargeResponseErrorData.code
-	{ref{1698, 7}, 1909, true},    // PayloadTooLargeResponseErrorData.message
-	{ref{1705, 8}, 1910, false},   // PayloadTooLargeResponseErrorData.metadata
-	{ref{1636, 5}, 1911, true},    // PaymentRequiredResponse.error
-	{ref{1641, 19}, 1913, false},  // PaymentRequiredResponse.openrouter_metadata
-	{ref{1660, 7}, 1914, false},   // PaymentRequiredResponse.user_id
-	{ref{1694, 4}, 1915, true},    // PaymentRequiredResponseErrorData.code
-	{ref{1698, 7}, 1916, true},    // PaymentRequiredResponseErrorData.message
-	{ref{1705, 8}, 1917, false},   // PaymentRequiredResponseErrorData.metadata
-	{ref{11926, 3}, 1918, false},  // PercentileLatencyCutoffs.p50
-	{ref{11929, 3}, 1919, false},  // PercentileLatencyCutoffs.p75
-	{ref{11932, 3}, 1920, false},  // PercentileLatencyCutoffs.p90
-	{ref{11935, 3}, 1921, false},  // PercentileLatencyCutoffs.p99
-	{ref{11926, 3}, 1922, false},  // PercentileThroughputCutoffs.p50
-	{ref{11929, 3}, 1923, false},  // PercentileThroughputCutoffs.p75
-	{ref{11932, 3}, 1924, false},  // PercentileThroughputCutoffs.p90
-	{ref{11935, 3}, 1925, false},  // PercentileThroughputCutoffs.p99
-	{ref{11978, 8}, 1926, false},  // PipelineStage.cost_usd
-	{ref{3093, 4}, 1927, false},   // PipelineStage.data
-	{ref{11986, 12}, 1928, false}, // PipelineStage.guardrail_id
-	{ref{11998, 15}, 1929, false}, // PipelineStage.guardrail_scope
-	{ref{90, 4}, 1930, true},      // PipelineStage.name
-	{ref{2200, 7}, 1931, false},   // PipelineStage.summary
-	{ref{30, 4}, 1932, true},      // PipelineStage.type
-	{ref{335, 7}, 1934, true},     // Prediction.content
-	{ref{30, 4}, 1938, true},      // Prediction.type
-	{ref{2252, 4}, 1939, true},    // PredictionContentText.text
-	{ref{30, 4}, 1940, true},      // PredictionContentText.type
-	{ref{1441, 6}, 1945, false},   // Preview_20250311_WebSearchServerTool.engine
+	{ref{19, 2}, 1413, true},      // OutputReasoningItem.id
+	{ref{8349, 9}, 1816, false},   // OutputReasoningItem.signature
+	{ref{1079, 6}, 1417, false},   // OutputReasoningItem.status
+	{ref{2200, 7}, 1779, true},    // OutputReasoningItem.summary
+	{ref{30, 4}, 1780, true},      // OutputReasoningItem.type
+	{ref{1983, 9}, 1817, false},   // OutputSearchModelsServerToolItem.arguments
+	{ref{19, 2}, 1818, false},     // OutputSearchModelsServerToolItem.id
+	{ref{11182, 5}, 1819, false},  // OutputSearchModelsServerToolItem.query
+	{ref{1079, 6}, 1820, true},    // OutputSearchModelsServerToolItem.status
+	{ref{30, 4}, 1822, true},      // OutputSearchModelsServerToolItem.type
+	{ref{8523, 6}, 1823, false},   // OutputShellCallItem.action
+	{ref{1983, 9}, 1828, false},   // OutputShellCallItem.arguments
+	{ref{1063, 7}, 1829, true},    // OutputShellCallItem.call_id
+	{ref{19, 2}, 1830, true},      // OutputShellCallItem.id
+	{ref{1079, 6}, 1831, true},    // OutputShellCallItem.status
+	{ref{30, 4}, 1833, true},      // OutputShellCallItem.type
+	{ref{1063, 7}, 1834, true},    // OutputShellCallOutputItem.call_id
+	{ref{19, 2}, 1835, true},      // OutputShellCallOutputItem.id
+	{ref{11414, 17}, 1836, false}, // OutputShellCallOutputItem.max_output_length
+	{ref{1247, 6}, 1837, true},    // OutputShellCallOutputItem.output
+	{ref{1079, 6}, 1838, true},    // OutputShellCallOutputItem.status
+	{ref{30, 4}, 1840, true},      // OutputShellCallOutputItem.type
+	{ref{8523, 6}, 1841, false},   // OutputShellServerToolItem.action
+	{ref{1983, 9}, 1846, false},   // OutputShellServerToolItem.arguments
+	{ref{1063, 7}, 1847, false},   // OutputShellServerToolItem.call_id
+	{ref{19, 2}, 1848, false},     // OutputShellServerToolItem.id
+	{ref{1247, 6}, 1849, false},   // OutputShellServerToolItem.output
+	{ref{1079, 6}, 1850, true},    // OutputShellServerToolItem.status
+	{ref{30, 4}, 1852, true},      // OutputShellServerToolItem.type
+	{ref{1063, 7}, 1853, false},   // OutputSubagentServerToolItem.call_id
+	{ref{1636, 5}, 1854, false},   // OutputSubagentServerToolItem.error
+	{ref{19, 2}, 1855, false},     // OutputSubagentServerToolItem.id
+	{ref{10215, 13}, 1856, false}, // OutputSubagentServerToolItem.instance_name
+	{ref{249, 5}, 1857, false},    // OutputSubagentServerToolItem.model
+	{ref{90, 4}, 1858, false},     // OutputSubagentServerToolItem.name
+	{ref{11484, 7}, 1859, false},  // OutputSubagentServerToolItem.outcome
+	{ref{1079, 6}, 1860, true},    // OutputSubagentServerToolItem.status
+	{ref{11491, 16}, 1862, false}, // OutputSubagentServerToolItem.task_description
+	{ref{11507, 9}, 1863, false},  // OutputSubagentServerToolItem.task_name
+	{ref{30, 4}, 1864, true},      // OutputSubagentServerToolItem.type
+	{ref{10306, 7}, 1865, false},  // OutputTextEditorServerToolItem.command
+	{ref{11546, 8}, 1866, false},  // OutputTextEditorServerToolItem.filePath
+	{ref{19, 2}, 1867, false},     // OutputTextEditorServerToolItem.id
+	{ref{1079, 6}, 1868, true},    // OutputTextEditorServerToolItem.status
+	{ref{30, 4}, 1870, true},      // OutputTextEditorServerToolItem.type
+	{ref{19, 2}, 1871, false},     // OutputToolSearchServerToolItem.id
+	{ref{11182, 5}, 1872, false},  // OutputToolSearchServerToolItem.query
+	{ref{1079, 6}, 1873, true},    // OutputToolSearchServerToolItem.status
+	{ref{30, 4}, 1875, true},      // OutputToolSearchServerToolItem.type
+	{ref{335, 7}, 1876, false},    // OutputWebFetchServerToolItem.content
+	{ref{1636, 5}, 1877, false},   // OutputWebFetchServerToolItem.error
+	{ref{11612, 10}, 1878, false}, // OutputWebFetchServerToolItem.httpStatus
+	{ref{19, 2}, 1879, false},     // OutputWebFetchServerToolItem.id
+	{ref{1079, 6}, 1880, true},    // OutputWebFetchServerToolItem.status
+	{ref{7271, 5}, 1882, false},   // OutputWebFetchServerToolItem.title
+	{ref{30, 4}, 1883, true},      // OutputWebFetchServerToolItem.type
+	{ref{3374, 3}, 1884, false},   // OutputWebFetchServerToolItem.url
+	{ref{8523, 6}, 1781, false},   // OutputWebSearchCallItem.action
+	{ref{19, 2}, 1782, true},      // OutputWebSearchCallItem.id
+	{ref{1079, 6}, 1783, true},    // OutputWebSearchCallItem.status
+	{ref{30, 4}, 1785, true},      // OutputWebSearchCallItem.type
+	{ref{8523, 6}, 1885, false},   // OutputWebSearchServerToolItem.action
+	{ref{19, 2}, 1892, false},     // OutputWebSearchServerToolItem.id
+	{ref{1079, 6}, 1893, true},    // OutputWebSearchServerToolItem.status
+	{ref{30, 4}, 1895, true},      // OutputWebSearchServerToolItem.type
+	{ref{1441, 6}, 1896, false},   // PDFParserOptions.engine
+	{ref{1571, 7}, 1898, false},   // ParetoRouterPlugin.enabled
+	{ref{19, 2}, 1899, true},      // ParetoRouterPlugin.id
+	{ref{11755, 9}, 1900, false},  // ParetoRouterPlugin.max_price
+	{ref{11764, 16}, 1901, false}, // ParetoRouterPlugin.min_coding_score
+	{ref{11780, 12}, 1902, false}, // ParetoRouterPlugin.price_source
+	{ref{1636, 5}, 1903, true},    // PayloadTooLargeResponse.error
+	{ref{1641, 19}, 1905, false},  // PayloadTooLargeResponse.openrouter_metadata
+	{ref{1660, 7}, 1906, false},   // PayloadTooLargeResponse.user_id
+	{ref{1694, 4}, 1907, true},    // PayloadTooLargeResponseErrorData.code
+	{ref{1698, 7}, 1908, true},    // PayloadTooLargeResponseErrorData.message
+	{ref{1705, 8}, 1909, false},   // PayloadTooLargeResponseErrorData.metadata
+	{ref{1636, 5}, 1910, true},    // PaymentRequiredResponse.error
+	{ref{1641, 19}, 1912, false},  // PaymentRequiredResponse.openrouter_metadata
+	{ref{1660, 7}, 1913, false},   // PaymentRequiredResponse.user_id
+	{ref{1694, 4}, 1914, true},    // PaymentRequiredResponseErrorData.code
+	{ref{1698, 7}, 1915, true},    // PaymentRequiredResponseErrorData.message
+	{ref{1705, 8}, 1916, false},   // PaymentRequiredResponseErrorData.metadata
+	{ref{11926, 3}, 1917, false},  // PercentileLatencyCutoffs.p50
+	{ref{11929, 3}, 1918, false},  // PercentileLatencyCutoffs.p75
+	{ref{11932, 3}, 1919, false},  // PercentileLatencyCutoffs.p90
+	{ref{11935, 3}, 1920, false},  // PercentileLatencyCutoffs.p99
+	{ref{11926, 3}, 1921, false},  // PercentileThroughputCutoffs.p50
+	{ref{11929, 3}, 1922, false},  // PercentileThroughputCutoffs.p75
+	{ref{11932, 3}, 1923, false},  // PercentileThroughputCutoffs.p90
+	{ref{11935, 3}, 1924, false},  // PercentileThroughputCutoffs.p99
+	{ref{11978, 8}, 1925, false},  // PipelineStage.cost_usd
+	{ref{3093, 4}, 1926, false},   // PipelineStage.data
+	{ref{11986, 12}, 1927, false}, // PipelineStage.guardrail_id
+	{ref{11998, 15}, 1928, false}, // PipelineStage.guardrail_scope
+	{ref{90, 4}, 1929, true},      // PipelineStage.name
+	{ref{2200, 7}, 1930, false},   // PipelineStage.summary
+	{ref{30, 4}, 1931, true},      // PipelineStage.type
+	{ref{335, 7}, 1933, true},     // Prediction.content
+	{ref{30, 4}, 1937, true},      // Prediction.type
+	{ref{2252, 4}, 1938, true},    // PredictionContentText.text
+	{ref{30, 4}, 1939, true},      // PredictionContentText.type
+	{ref{1441, 6}, 1944, false},   // Preview_20250311_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Preview_20250311_WebSearchServerTool.filters
-	{ref{4940, 11}, 1947, false},  // Preview_20250311_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1948, false},   // Preview_20250311_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1949, false},   // Preview_20250311_WebSearchServerTool.mode
-	{ref{4976, 19}, 1951, false},  // Preview_20250311_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1953, true},      // Preview_20250311_WebSearchServerTool.type
+	{ref{4940, 11}, 1946, false},  // Preview_20250311_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1947, false},   // Preview_20250311_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1948, false},   // Preview_20250311_WebSearchServerTool.mode
+	{ref{4976, 19}, 1950, false},  // Preview_20250311_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1952, true},      // Preview_20250311_WebSearchServerTool.type
 	{ref{4995, 13}, 330, false},   // Preview_20250311_WebSearchServerTool.user_location
-	{ref{1441, 6}, 1954, false},   // Preview_WebSearchServerTool.engine
+	{ref{1441, 6}, 1953, false},   // Preview_WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // Preview_WebSearchServerTool.filters
-	{ref{4940, 11}, 1956, false},  // Preview_WebSearchServerTool.max_results
-	{ref{4968, 8}, 1957, false},   // Preview_WebSearchServerTool.max_uses
-	{ref{2196, 4}, 1958, false},   // Preview_WebSearchServerTool.mode
-	{ref{4976, 19}, 1960, false},  // Preview_WebSearchServerTool.search_context_size
-	{ref{30, 4}, 1962, true},      // Preview_WebSearchServerTool.type
+	{ref{4940, 11}, 1955, false},  // Preview_WebSearchServerTool.max_results
+	{ref{4968, 8}, 1956, false},   // Preview_WebSearchServerTool.max_uses
+	{ref{2196, 4}, 1957, false},   // Preview_WebSearchServerTool.mode
+	{ref{4976, 19}, 1959, false},  // Preview_WebSearchServerTool.search_context_size
+	{ref{30, 4}, 1961, true},      // Preview_WebSearchServerTool.type
 	{ref{4995, 13}, 330, false},   // Preview_WebSearchServerTool.user_location
-	{ref{12256, 4}, 1963, false},  // Preview_WebSearchUserLocation.city
-	{ref{12260, 7}, 1964, false},  // Preview_WebSearchUserLocation.country
-	{ref{10130, 6}, 1965, false},  // Preview_WebSearchUserLocation.region
-	{ref{6061, 8}, 1966, false},   // Preview_WebSearchUserLocation.timezone
-	{ref{30, 4}, 1967, true},      // Preview_WebSearchUserLocation.type
-	{ref{2196, 4}, 1968, true},    // PromptCacheBreakpoint.mode
-	{ref{2196, 4}, 1969, true},    // PromptCacheOptions.mode
-	{ref{578, 3}, 1970, false},    // PromptCacheOptions.ttl
-	{ref{1636, 5}, 1971, true},    // ProviderOverloadedResponse.error
-	{ref{1641, 19}, 1973, false},  // ProviderOverloadedResponse.openrouter_metadata
-	{ref{1660, 7}, 1974, false},   // ProviderOverloadedResponse.user_id
-	{ref{1694, 4}, 1975, true},    // ProviderOverloadedResponseErrorData.code
-	{ref{1698, 7}, 1976, true},    // ProviderOverloadedResponseErrorData.message
-	{ref{1705, 8}, 1977, false},   // ProviderOverloadedResponseErrorData.metadata
-	{ref{13259, 15}, 1978, false}, // ProviderPreferences.allow_fallbacks
-	{ref{13274, 15}, 1979, false}, // ProviderPreferences.data_collection
-	{ref{13289, 24}, 1980, false}, // ProviderPreferences.enforce_distillable_text
-	{ref{13313, 6}, 1981, false},  // ProviderPreferences.ignore
-	{ref{11755, 9}, 1983, false},  // ProviderPreferences.max_price
-	{ref{13319, 4}, 1989, false},  // ProviderPreferences.only
-	{ref{13323, 5}, 1991, false},  // ProviderPreferences.order
+	{ref{12256, 4}, 1962, false},  // Preview_WebSearchUserLocation.city
+	{ref{12260, 7}, 1963, false},  // Preview_WebSearchUserLocation.country
+	{ref{10130, 6}, 1964, false},  // Preview_WebSearchUserLocation.region
+	{ref{6061, 8}, 1965, false},   // Preview_WebSearchUserLocation.timezone
+	{ref{30, 4}, 1966, true},      // Preview_WebSearchUserLocation.type
+	{ref{2196, 4}, 1967, true},    // PromptCacheBreakpoint.mode
+	{ref{2196, 4}, 1968, true},    // PromptCacheOptions.mode
+	{ref{578, 3}, 1969, false},    // PromptCacheOptions.ttl
+	{ref{1636, 5}, 1970, true},    // ProviderOverloadedResponse.error
+	{ref{1641, 19}, 1972, false},  // ProviderOverloadedResponse.openrouter_metadata
+	{ref{1660, 7}, 1973, false},   // ProviderOverloadedResponse.user_id
+	{ref{1694, 4}, 1974, true},    // ProviderOverloadedResponseErrorData.code
+	{ref{1698, 7}, 1975, true},    // ProviderOverloadedResponseErrorData.message
+	{ref{1705, 8}, 1976, false},   // ProviderOverloadedResponseErrorData.metadata
+	{ref{13259, 15}, 1977, false}, // ProviderPreferences.allow_fallbacks
+	{ref{13274, 15}, 1978, false}, // ProviderPreferences.data_collection
+	{ref{13289, 24}, 1979, false}, // ProviderPreferences.enforce_distillable_text
+	{ref{13313, 6}, 1980, false},  // ProviderPreferences.ignore
+	{ref{11755, 9}, 1982, false},  // ProviderPreferences.max_price
+	{ref{13319, 4}, 1988, false},  // ProviderPreferences.only
+	{ref{13323, 5}, 1990, false},  // ProviderPreferences.order
 	{ref{13328, 21}, 326, false},  // ProviderPreferences.preferred_max_latency
 	{ref{13349, 24}, 327, false},  // ProviderPreferences.preferred_min_throughput
-	{ref{13373, 13}, 1993, false}, // ProviderPreferences.quantizations
-	{ref{13386, 18}, 1994, false}, // ProviderPreferences.require_parameters
-	{ref{6102, 4}, 1995, false},   // ProviderPreferences.sort
-	{ref{13404, 3}, 1997, false},  // ProviderPreferences.zdr
-	{ref{13465, 2}, 1998, false},  // ProviderSortConfig.by
-	{ref{13467, 9}, 1999, false},  // ProviderSortConfig.partition
+	{ref{13373, 13}, 1992, false}, // ProviderPreferences.quantizations
+	{ref{13386, 18}, 1993, false}, // ProviderPreferences.require_parameters
+	{ref{6102, 4}, 1994, false},   // ProviderPreferences.sort
+	{ref{13404, 3}, 1996, false},  // ProviderPreferences.zdr
+	{ref{13465, 2}, 1997, false},  // ProviderSortConfig.by
+	{ref{13467, 9}, 1998, false},  // ProviderSortConfig.partition
 	{ref{2189, 7}, 341, false},    // ReasoningConfig.context
 	{ref{159, 6}, 349, false},     // ReasoningConfig.effort
-	{ref{1571, 7}, 2000, false},   // ReasoningConfig.enabled
-	{ref{165, 10}, 2001, false},   // ReasoningConfig.max_tokens
+	{ref{1571, 7}, 1999, false},   // ReasoningConfig.enabled
+	{ref{165, 10}, 2000, false},   // ReasoningConfig.max_tokens
 	{ref{2196, 4}, 352, false},    // ReasoningConfig.mode
 	{ref{2200, 7}, 358, false},    // ReasoningConfig.summary
 	{ref{501, 13}, 623, true},     // ReasoningDeltaEvent.content_index
@@ -4260,44 +4258,44 @@ var openRouterProps = [...]prop{
 	{ref{521, 12}, 626, true},     // ReasoningDeltaEvent.output_index
 	{ref{533, 15}, 627, true},     // ReasoningDeltaEvent.sequence_number
 	{ref{30, 4}, 628, true},       // ReasoningDeltaEvent.type
-	{ref{3093, 4}, 2002, true},    // ReasoningDetailEncrypted.data
+	{ref{3093, 4}, 2001, true},    // ReasoningDetailEncrypted.data
 	{ref{5806, 6}, 350, false},    // ReasoningDetailEncrypted.format
-	{ref{19, 2}, 2003, false},     // ReasoningDetailEncrypted.id
-	{ref{3140, 5}, 2004, false},   // ReasoningDetailEncrypted.index
-	{ref{30, 4}, 2005, true},      // ReasoningDetailEncrypted.type
-	{ref{1983, 9}, 2006, true},    // ReasoningDetailServerToolCall.arguments
+	{ref{19, 2}, 2002, false},     // ReasoningDetailEncrypted.id
+	{ref{3140, 5}, 2003, false},   // ReasoningDetailEncrypted.index
+	{ref{30, 4}, 2004, true},      // ReasoningDetailEncrypted.type
+	{ref{1983, 9}, 2005, true},    // ReasoningDetailServerToolCall.arguments
 	{ref{5806, 6}, 350, false},    // ReasoningDetailServerToolCall.format
-	{ref{19, 2}, 2007, false},     // ReasoningDetailServerToolCall.id
-	{ref{3140, 5}, 2008, false},   // ReasoningDetailServerToolCall.index
-	{ref{10627, 6}, 2009, true},   // ReasoningDetailServerToolCall.result
-	{ref{4703, 12}, 2010, false},  // ReasoningDetailServerToolCall.tool_call_id
-	{ref{13663, 9}, 2011, true},   // ReasoningDetailServerToolCall.tool_name
-	{ref{30, 4}, 2012, true},      // ReasoningDetailServerToolCall.type
+	{ref{19, 2}, 2006, false},     // ReasoningDetailServerToolCall.id
+	{ref{3140, 5}, 2007, false},   // ReasoningDetailServerToolCall.index
+	{ref{10627, 6}, 2008, true},   // ReasoningDetailServerToolCall.result
+	{ref{4703, 12}, 2009, false},  // ReasoningDetailServerToolCall.tool_call_id
+	{ref{13663, 9}, 2010, true},   // ReasoningDetailServerToolCall.tool_name
+	{ref{30, 4}, 2011, true},      // ReasoningDetailServerToolCall.type
 	{ref{5806, 6}, 350, false},    // ReasoningDetailSummary.format
-	{ref{19, 2}, 2013, false},     // ReasoningDetailSummary.id
-	{ref{3140, 5}, 2014, false},   // ReasoningDetailSummary.index
-	{ref{2200, 7}, 2015, true},    // ReasoningDetailSummary.summary
-	{ref{30, 4}, 2016, true},      // ReasoningDetailSummary.type
+	{ref{19, 2}, 2012, false},     // ReasoningDetailSummary.id
+	{ref{3140, 5}, 2013, false},   // ReasoningDetailSummary.index
+	{ref{2200, 7}, 2014, true},    // ReasoningDetailSummary.summary
+	{ref{30, 4}, 2015, true},      // ReasoningDetailSummary.type
 	{ref{5806, 6}, 350, false},    // ReasoningDetailText.format
-	{ref{19, 2}, 2017, false},     // ReasoningDetailText.id
-	{ref{3140, 5}, 2018, false},   // ReasoningDetailText.index
-	{ref{8349, 9}, 2019, false},   // ReasoningDetailText.signature
-	{ref{2252, 4}, 2020, false},   // ReasoningDetailText.text
-	{ref{30, 4}, 2021, true},      // ReasoningDetailText.type
+	{ref{19, 2}, 2016, false},     // ReasoningDetailText.id
+	{ref{3140, 5}, 2017, false},   // ReasoningDetailText.index
+	{ref{8349, 9}, 2018, false},   // ReasoningDetailText.signature
+	{ref{2252, 4}, 2019, false},   // ReasoningDetailText.text
+	{ref{30, 4}, 2020, true},      // ReasoningDetailText.type
 	{ref{501, 13}, 629, true},     // ReasoningDoneEvent.content_index
 	{ref{514, 7}, 630, true},      // ReasoningDoneEvent.item_id
 	{ref{521, 12}, 631, true},     // ReasoningDoneEvent.output_index
 	{ref{533, 15}, 632, true},     // ReasoningDoneEvent.sequence_number
 	{ref{2252, 4}, 633, true},     // ReasoningDoneEvent.text
 	{ref{30, 4}, 634, true},       // ReasoningDoneEvent.type
-	{ref{335, 7}, 2022, false},    // ReasoningItem.content
-	{ref{390, 17}, 1413, false},   // ReasoningItem.encrypted_content
+	{ref{335, 7}, 2021, false},    // ReasoningItem.content
+	{ref{390, 17}, 1412, false},   // ReasoningItem.encrypted_content
 	{ref{5806, 6}, 350, false},    // ReasoningItem.format
-	{ref{19, 2}, 1414, true},      // ReasoningItem.id
-	{ref{8349, 9}, 2023, false},   // ReasoningItem.signature
-	{ref{1079, 6}, 1418, false},   // ReasoningItem.status
-	{ref{2200, 7}, 1780, true},    // ReasoningItem.summary
-	{ref{30, 4}, 1781, true},      // ReasoningItem.type
+	{ref{19, 2}, 1413, true},      // ReasoningItem.id
+	{ref{8349, 9}, 2022, false},   // ReasoningItem.signature
+	{ref{1079, 6}, 1417, false},   // ReasoningItem.status
+	{ref{2200, 7}, 1779, true},    // ReasoningItem.summary
+	{ref{30, 4}, 1780, true},      // ReasoningItem.type
 	{ref{514, 7}, 635, true},      // ReasoningSummaryPartAddedEvent.item_id
 	{ref{521, 12}, 636, true},     // ReasoningSummaryPartAddedEvent.output_index
 	{ref{1807, 4}, 637, true},     // ReasoningSummaryPartAddedEvent.part
@@ -4310,8 +4308,8 @@ var openRouterProps = [...]prop{
 	{ref{533, 15}, 646, true},     // ReasoningSummaryPartDoneEvent.sequence_number
 	{ref{2290, 13}, 647, true},    // ReasoningSummaryPartDoneEvent.summary_index
 	{ref{30, 4}, 648, true},       // ReasoningSummaryPartDoneEvent.type
-	{ref{2252, 4}, 2024, true},    // ReasoningSummaryText.text
-	{ref{30, 4}, 2025, true},      // ReasoningSummaryText.type
+	{ref{2252, 4}, 2023, true},    // ReasoningSummaryText.text
+	{ref{30, 4}, 2024, true},      // ReasoningSummaryText.type
 	{ref{1178, 5}, 649, true},     // ReasoningSummaryTextDeltaEvent.delta
 	{ref{514, 7}, 650, true},      // ReasoningSummaryTextDeltaEvent.item_id
 	{ref{521, 12}, 651, true},     // ReasoningSummaryTextDeltaEvent.output_index
@@ -4324,8 +4322,8 @@ var openRouterProps = [...]prop{
 	{ref{2290, 13}, 658, true},    // ReasoningSummaryTextDoneEvent.summary_index
 	{ref{2252, 4}, 659, true},     // ReasoningSummaryTextDoneEvent.text
 	{ref{30, 4}, 660, true},       // ReasoningSummaryTextDoneEvent.type
-	{ref{2252, 4}, 2026, true},    // ReasoningTextContent.text
-	{ref{30, 4}, 2027, true},      // ReasoningTextContent.type
+	{ref{2252, 4}, 2025, true},    // ReasoningTextContent.text
+	{ref{30, 4}, 2026, true},      // ReasoningTextContent.type
 	{ref{501, 13}, 661, true},     // RefusalDeltaEvent.content_index
 	{ref{1178, 5}, 662, true},     // RefusalDeltaEvent.delta
 	{ref{514, 7}, 663, true},      // RefusalDeltaEvent.item_id
@@ -4338,303 +4336,303 @@ var openRouterProps = [...]prop{
 	{ref{945, 7}, 670, true},      // RefusalDoneEvent.refusal
 	{ref{533, 15}, 671, true},     // RefusalDoneEvent.sequence_number
 	{ref{30, 4}, 672, true},       // RefusalDoneEvent.type
-	{ref{1636, 5}, 2028, true},    // RequestTimeoutResponse.error
-	{ref{1641, 19}, 2030, false},  // RequestTimeoutResponse.openrouter_metadata
-	{ref{1660, 7}, 2031, false},   // RequestTimeoutResponse.user_id
-	{ref{1694, 4}, 2032, true},    // RequestTimeoutResponseErrorData.code
-	{ref{1698, 7}, 2033, true},    // RequestTimeoutResponseErrorData.message
-	{ref{1705, 8}, 2034, false},   // RequestTimeoutResponseErrorData.metadata
-	{ref{1571, 7}, 2035, false},   // ResponseHealingPlugin.enabled
-	{ref{19, 2}, 2036, true},      // ResponseHealingPlugin.id
-	{ref{3012, 11}, 2037, false},  // ResponseOutputText.annotations
-	{ref{2806, 8}, 2038, false},   // ResponseOutputText.logprobs
-	{ref{2252, 4}, 2050, true},    // ResponseOutputText.text
-	{ref{30, 4}, 2051, true},      // ResponseOutputText.type
-	{ref{1694, 4}, 2052, true},    // ResponsesErrorField.code
-	{ref{1698, 7}, 2053, true},    // ResponsesErrorField.message
-	{ref{2463, 10}, 2054, false},  // ResponsesRequest.background
-	{ref{3301, 13}, 2055, false},  // ResponsesRequest.cache_control
-	{ref{4157, 5}, 2057, false},   // ResponsesRequest.debug
-	{ref{2495, 17}, 2059, false},  // ResponsesRequest.frequency_penalty
-	{ref{4162, 12}, 2060, false},  // ResponsesRequest.image_config
-	{ref{14613, 7}, 2061, false},  // ResponsesRequest.include
-	{ref{1900, 5}, 2062, false},   // ResponsesRequest.input
-	{ref{216, 12}, 2064, false},   // ResponsesRequest.instructions
-	{ref{2530, 17}, 2065, false},  // ResponsesRequest.max_output_tokens
-	{ref{2547, 14}, 2066, false},  // ResponsesRequest.max_tool_calls
-	{ref{1705, 8}, 2067, false},   // ResponsesRequest.metadata
-	{ref{4197, 10}, 2068, false},  // ResponsesRequest.modalities
-	{ref{249, 5}, 2069, false},    // ResponsesRequest.model
-	{ref{4207, 6}, 2070, false},   // ResponsesRequest.models
-	{ref{2578, 19}, 2072, false},  // ResponsesRequest.parallel_tool_calls
-	{ref{4213, 7}, 2073, false},   // ResponsesRequest.plugins
-	{ref{2597, 16}, 2075, false},  // ResponsesRequest.presence_penalty
-	{ref{2613, 20}, 2076, false},  // ResponsesRequest.previous_response_id
+	{ref{1636, 5}, 2027, true},    // RequestTimeoutResponse.error
+	{ref{1641, 19}, 2029, false},  // RequestTimeoutResponse.openrouter_metadata
+	{ref{1660, 7}, 2030, false},   // RequestTimeoutResponse.user_id
+	{ref{1694, 4}, 2031, true},    // RequestTimeoutResponseErrorData.code
+	{ref{1698, 7}, 2032, true},    // RequestTimeoutResponseErrorData.message
+	{ref{1705, 8}, 2033, false},   // RequestTimeoutResponseErrorData.metadata
+	{ref{1571, 7}, 2034, false},   // ResponseHealingPlugin.enabled
+	{ref{19, 2}, 2035, true},      // ResponseHealingPlugin.id
+	{ref{3012, 11}, 2036, false},  // ResponseOutputText.annotations
+	{ref{2806, 8}, 2037, false},   // ResponseOutputText.logprobs
+	{ref{2252, 4}, 2049, true},    // ResponseOutputText.text
+	{ref{30, 4}, 2050, true},      // ResponseOutputText.type
+	{ref{1694, 4}, 2051, true},    // ResponsesErrorField.code
+	{ref{1698, 7}, 2052, true},    // ResponsesErrorField.message
+	{ref{2463, 10}, 2053, false},  // ResponsesRequest.background
+	{ref{3301, 13}, 2054, false},  // ResponsesRequest.cache_control
+	{ref{4157, 5}, 2056, false},   // ResponsesRequest.debug
+	{ref{2495, 17}, 2058, false},  // ResponsesRequest.frequency_penalty
+	{ref{4162, 12}, 2059, false},  // ResponsesRequest.image_config
+	{ref{14613, 7}, 2060, false},  // ResponsesRequest.include
+	{ref{1900, 5}, 2061, false},   // ResponsesRequest.input
+	{ref{216, 12}, 2063, false},   // ResponsesRequest.instructions
+	{ref{2530, 17}, 2064, false},  // ResponsesRequest.max_output_tokens
+	{ref{2547, 14}, 2065, false},  // ResponsesRequest.max_tool_calls
+	{ref{1705, 8}, 2066, false},   // ResponsesRequest.metadata
+	{ref{4197, 10}, 2067, false},  // ResponsesRequest.modalities
+	{ref{249, 5}, 2068, false},    // ResponsesRequest.model
+	{ref{4207, 6}, 2069, false},   // ResponsesRequest.models
+	{ref{2578, 19}, 2071, false},  // ResponsesRequest.parallel_tool_calls
+	{ref{4213, 7}, 2072, false},   // ResponsesRequest.plugins
+	{ref{2597, 16}, 2074, false},  // ResponsesRequest.presence_penalty
+	{ref{2613, 20}, 2075, false},  // ResponsesRequest.previous_response_id
 	{ref{2633, 6}, 402, false},    // ResponsesRequest.prompt
-	{ref{2639, 16}, 2077, false},  // ResponsesRequest.prompt_cache_key
+	{ref{2639, 16}, 2076, false},  // ResponsesRequest.prompt_cache_key
 	{ref{2655, 20}, 332, false},   // ResponsesRequest.prompt_cache_options
 	{ref{4230, 8}, 336, false},    // ResponsesRequest.provider
 	{ref{254, 9}, 340, false},     // ResponsesRequest.reasoning
 	{ref{4287, 5}, 144, false},    // ResponsesRequest.route
-	{ref{2675, 17}, 2078, false},  // ResponsesRequest.safety_identifier
-	{ref{2692, 12}, 2079, false},  // ResponsesRequest.service_tier
-	{ref{4296, 10}, 2080, false},  // ResponsesRequest.session_id
-	{ref{4306, 22}, 2081, false},  // ResponsesRequest.stop_server_tools_when
-	{ref{2704, 5}, 2083, false},   // ResponsesRequest.store
-	{ref{263, 6}, 2084, false},    // ResponsesRequest.stream
-	{ref{269, 11}, 2085, false},   // ResponsesRequest.temperature
-	{ref{2252, 4}, 2086, false},   // ResponsesRequest.text
-	{ref{2709, 11}, 2088, false},  // ResponsesRequest.tool_choice
-	{ref{25, 5}, 2090, false},     // ResponsesRequest.tools
-	{ref{4347, 5}, 2092, false},   // ResponsesRequest.top_k
-	{ref{2720, 12}, 2093, false},  // ResponsesRequest.top_logprobs
-	{ref{2732, 5}, 2094, false},   // ResponsesRequest.top_p
-	{ref{4352, 5}, 2095, false},   // ResponsesRequest.trace
+	{ref{2675, 17}, 2077, false},  // ResponsesRequest.safety_identifier
+	{ref{2692, 12}, 2078, false},  // ResponsesRequest.service_tier
+	{ref{4296, 10}, 2079, false},  // ResponsesRequest.session_id
+	{ref{4306, 22}, 2080, false},  // ResponsesRequest.stop_server_tools_when
+	{ref{2704, 5}, 2082, false},   // ResponsesRequest.store
+	{ref{263, 6}, 2083, false},    // ResponsesRequest.stream
+	{ref{269, 11}, 2084, false},   // ResponsesRequest.temperature
+	{ref{2252, 4}, 2085, false},   // ResponsesRequest.text
+	{ref{2709, 11}, 2087, false},  // ResponsesRequest.tool_choice
+	{ref{25, 5}, 2089, false},     // ResponsesRequest.tools
+	{ref{4347, 5}, 2091, false},   // ResponsesRequest.top_k
+	{ref{2720, 12}, 2092, false},  // ResponsesRequest.top_logprobs
+	{ref{2732, 5}, 2093, false},   // ResponsesRequest.top_p
+	{ref{4352, 5}, 2094, false},   // ResponsesRequest.trace
 	{ref{2737, 10}, 255, false},   // ResponsesRequest.truncation
-	{ref{2752, 4}, 2097, false},   // ResponsesRequest.user
-	{ref{66, 13}, 2098, false},    // ResponsesRequestToolsFunction.defer_loading
+	{ref{2752, 4}, 2096, false},   // ResponsesRequest.user
+	{ref{66, 13}, 2097, false},    // ResponsesRequestToolsFunction.defer_loading
 	{ref{79, 11}, 458, false},     // ResponsesRequestToolsFunction.description
 	{ref{90, 4}, 459, true},       // ResponsesRequestToolsFunction.name
 	{ref{94, 10}, 460, true},      // ResponsesRequestToolsFunction.parameters
 	{ref{104, 6}, 461, false},     // ResponsesRequestToolsFunction.strict
 	{ref{30, 4}, 462, true},       // ResponsesRequestToolsFunction.type
-	{ref{3093, 4}, 2099, true},    // ResponsesStreamingResponse.data
-	{ref{249, 5}, 2101, true},     // RouterAttempt.model
-	{ref{4230, 8}, 2102, true},    // RouterAttempt.provider
-	{ref{1079, 6}, 2103, true},    // RouterAttempt.status
-	{ref{14700, 13}, 2104, false}, // RouterParams.quality_floor
-	{ref{14713, 16}, 2105, false}, // RouterParams.throughput_floor
-	{ref{14729, 13}, 2106, false}, // RouterParams.version_group
-	{ref{4940, 11}, 2107, false},  // SearchModelsServerToolConfig.max_results
-	{ref{94, 10}, 2108, false},    // SearchModelsServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2110, true},      // SearchModelsServerTool_OpenRouter.type
-	{ref{14945, 19}, 2111, false}, // ServerToolUseDetails.tool_calls_executed
-	{ref{14964, 20}, 2112, false}, // ServerToolUseDetails.tool_calls_requested
-	{ref{14984, 19}, 2113, false}, // ServerToolUseDetails.web_search_requests
-	{ref{1636, 5}, 2114, true},    // ServiceUnavailableResponse.error
-	{ref{1641, 19}, 2116, false},  // ServiceUnavailableResponse.openrouter_metadata
-	{ref{1660, 7}, 2117, false},   // ServiceUnavailableResponse.user_id
-	{ref{1694, 4}, 2118, true},    // ServiceUnavailableResponseErrorData.code
-	{ref{1698, 7}, 2119, true},    // ServiceUnavailableResponseErrorData.message
-	{ref{1705, 8}, 2120, false},   // ServiceUnavailableResponseErrorData.metadata
-	{ref{8523, 6}, 2121, true},    // ShellCallItem.action
-	{ref{1983, 9}, 2126, false},   // ShellCallItem.arguments
-	{ref{1063, 7}, 2127, true},    // ShellCallItem.call_id
-	{ref{2865, 11}, 2128, false},  // ShellCallItem.environment
-	{ref{19, 2}, 2129, false},     // ShellCallItem.id
-	{ref{1079, 6}, 2130, false},   // ShellCallItem.status
-	{ref{30, 4}, 2132, true},      // ShellCallItem.type
-	{ref{11484, 7}, 2133, true},   // ShellCallOutputContent.outcome
-	{ref{10321, 6}, 2134, true},   // ShellCallOutputContent.stderr
-	{ref{10327, 6}, 2135, true},   // ShellCallOutputContent.stdout
-	{ref{15167, 9}, 2136, true},   // ShellCallOutputContentOutcomeExit.exit_code
-	{ref{30, 4}, 2137, true},      // ShellCallOutputContentOutcomeExit.type
-	{ref{30, 4}, 2138, true},      // ShellCallOutputContentOutcomeTimeout.type
-	{ref{1063, 7}, 2139, true},    // ShellCallOutputItem.call_id
-	{ref{19, 2}, 2140, false},     // ShellCallOutputItem.id
-	{ref{11414, 17}, 2141, false}, // ShellCallOutputItem.max_output_length
-	{ref{1247, 6}, 2142, true},    // ShellCallOutputItem.output
-	{ref{1079, 6}, 2143, false},   // ShellCallOutputItem.status
-	{ref{30, 4}, 2145, true},      // ShellCallOutputItem.type
-	{ref{30, 4}, 2146, true},      // ShellServerTool.type
-	{ref{1441, 6}, 2147, false},   // ShellServerToolConfig.engine
-	{ref{2865, 11}, 2149, false},  // ShellServerToolConfig.environment
-	{ref{2876, 19}, 2151, false},  // ShellServerToolConfig.sleep_after_seconds
-	{ref{94, 10}, 2153, false},    // ShellServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2155, true},      // ShellServerTool_OpenRouter.type
-	{ref{7683, 6}, 2156, true},    // StopServerToolsWhenFinishReasonIs.reason
-	{ref{30, 4}, 2157, true},      // StopServerToolsWhenFinishReasonIs.type
-	{ref{13663, 9}, 2158, true},   // StopServerToolsWhenHasToolCall.tool_name
-	{ref{30, 4}, 2159, true},      // StopServerToolsWhenHasToolCall.type
-	{ref{15556, 19}, 2160, true},  // StopServerToolsWhenMaxCost.max_cost_in_dollars
-	{ref{30, 4}, 2161, true},      // StopServerToolsWhenMaxCost.type
-	{ref{165, 10}, 2162, true},    // StopServerToolsWhenMaxTokensUsed.max_tokens
-	{ref{30, 4}, 2163, true},      // StopServerToolsWhenMaxTokensUsed.type
-	{ref{15637, 10}, 2164, true},  // StopServerToolsWhenStepCountIs.step_count
-	{ref{30, 4}, 2165, true},      // StopServerToolsWhenStepCountIs.type
-	{ref{19, 2}, 2166, true},      // StoredPromptTemplate.id
-	{ref{15667, 9}, 2167, false},  // StoredPromptTemplate.variables
-	{ref{5435, 8}, 2168, true},    // StreamEventsResponseCompleted.response
-	{ref{533, 15}, 1057, true},    // StreamEventsResponseCompleted.sequence_number
-	{ref{30, 4}, 1058, true},      // StreamEventsResponseCompleted.type
-	{ref{5435, 8}, 2170, true},    // StreamEventsResponseFailed.response
-	{ref{533, 15}, 1143, true},    // StreamEventsResponseFailed.sequence_number
-	{ref{30, 4}, 1144, true},      // StreamEventsResponseFailed.type
-	{ref{5435, 8}, 2172, true},    // StreamEventsResponseIncomplete.response
-	{ref{533, 15}, 1358, true},    // StreamEventsResponseIncomplete.sequence_number
-	{ref{30, 4}, 1359, true},      // StreamEventsResponseIncomplete.type
-	{ref{10837, 4}, 2174, true},   // StreamEventsResponseOutputItemAdded.item
-	{ref{521, 12}, 1760, true},    // StreamEventsResponseOutputItemAdded.output_index
-	{ref{533, 15}, 1761, true},    // StreamEventsResponseOutputItemAdded.sequence_number
-	{ref{30, 4}, 1762, true},      // StreamEventsResponseOutputItemAdded.type
-	{ref{10837, 4}, 2176, true},   // StreamEventsResponseOutputItemDone.item
-	{ref{521, 12}, 1776, true},    // StreamEventsResponseOutputItemDone.output_index
-	{ref{533, 15}, 1777, true},    // StreamEventsResponseOutputItemDone.sequence_number
-	{ref{30, 4}, 1778, true},      // StreamEventsResponseOutputItemDone.type
-	{ref{4628, 5}, 1585, false},   // StreamLogprob.bytes
-	{ref{4633, 7}, 1587, true},    // StreamLogprob.logprob
-	{ref{4640, 5}, 1588, true},    // StreamLogprob.token
-	{ref{2720, 12}, 2178, false},  // StreamLogprob.top_logprobs
-	{ref{4628, 5}, 1602, false},   // StreamLogprobTopLogprob.bytes
-	{ref{4633, 7}, 1604, false},   // StreamLogprobTopLogprob.logprob
-	{ref{4640, 5}, 1605, false},   // StreamLogprobTopLogprob.token
-	{ref{94, 10}, 2179, false},    // SubagentNestedTool.parameters
-	{ref{30, 4}, 2180, true},      // SubagentNestedTool.type
-	{ref{159, 6}, 2181, false},    // SubagentReasoning.effort
-	{ref{165, 10}, 2182, false},   // SubagentReasoning.max_tokens
-	{ref{17510, 17}, 2183, false}, // SubagentServerToolConfig.inherit_functions
-	{ref{17527, 24}, 2184, false}, // SubagentServerToolConfig.inherited_function_names
-	{ref{216, 12}, 2186, false},   // SubagentServerToolConfig.instructions
-	{ref{228, 21}, 2187, false},   // SubagentServerToolConfig.max_completion_tokens
-	{ref{2547, 14}, 2188, false},  // SubagentServerToolConfig.max_tool_calls
-	{ref{249, 5}, 2189, false},    // SubagentServerToolConfig.model
-	{ref{90, 4}, 2190, false},     // SubagentServerToolConfig.name
-	{ref{254, 9}, 2191, false},    // SubagentServerToolConfig.reasoning
-	{ref{269, 11}, 2193, false},   // SubagentServerToolConfig.temperature
-	{ref{25, 5}, 2194, false},     // SubagentServerToolConfig.tools
-	{ref{94, 10}, 2195, false},    // SubagentServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2197, true},      // SubagentServerTool_OpenRouter.type
-	{ref{5806, 6}, 2198, false},   // TextConfig.format
-	{ref{4357, 9}, 2200, false},   // TextConfig.verbosity
+	{ref{3093, 4}, 2098, true},    // ResponsesStreamingResponse.data
+	{ref{249, 5}, 2100, true},     // RouterAttempt.model
+	{ref{4230, 8}, 2101, true},    // RouterAttempt.provider
+	{ref{1079, 6}, 2102, true},    // RouterAttempt.status
+	{ref{14700, 13}, 2103, false}, // RouterParams.quality_floor
+	{ref{14713, 16}, 2104, false}, // RouterParams.throughput_floor
+	{ref{14729, 13}, 2105, false}, // RouterParams.version_group
+	{ref{4940, 11}, 2106, false},  // SearchModelsServerToolConfig.max_results
+	{ref{94, 10}, 2107, false},    // SearchModelsServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2109, true},      // SearchModelsServerTool_OpenRouter.type
+	{ref{14945, 19}, 2110, false}, // ServerToolUseDetails.tool_calls_executed
+	{ref{14964, 20}, 2111, false}, // ServerToolUseDetails.tool_calls_requested
+	{ref{14984, 19}, 2112, false}, // ServerToolUseDetails.web_search_requests
+	{ref{1636, 5}, 2113, true},    // ServiceUnavailableResponse.error
+	{ref{1641, 19}, 2115, false},  // ServiceUnavailableResponse.openrouter_metadata
+	{ref{1660, 7}, 2116, false},   // ServiceUnavailableResponse.user_id
+	{ref{1694, 4}, 2117, true},    // ServiceUnavailableResponseErrorData.code
+	{ref{1698, 7}, 2118, true},    // ServiceUnavailableResponseErrorData.message
+	{ref{1705, 8}, 2119, false},   // ServiceUnavailableResponseErrorData.metadata
+	{ref{8523, 6}, 2120, true},    // ShellCallItem.action
+	{ref{1983, 9}, 2125, false},   // ShellCallItem.arguments
+	{ref{1063, 7}, 2126, true},    // ShellCallItem.call_id
+	{ref{2865, 11}, 2127, false},  // ShellCallItem.environment
+	{ref{19, 2}, 2128, false},     // ShellCallItem.id
+	{ref{1079, 6}, 2129, false},   // ShellCallItem.status
+	{ref{30, 4}, 2131, true},      // ShellCallItem.type
+	{ref{11484, 7}, 2132, true},   // ShellCallOutputContent.outcome
+	{ref{10321, 6}, 2133, true},   // ShellCallOutputContent.stderr
+	{ref{10327, 6}, 2134, true},   // ShellCallOutputContent.stdout
+	{ref{15167, 9}, 2135, true},   // ShellCallOutputContentOutcomeExit.exit_code
+	{ref{30, 4}, 2136, true},      // ShellCallOutputContentOutcomeExit.type
+	{ref{30, 4}, 2137, true},      // ShellCallOutputContentOutcomeTimeout.type
+	{ref{1063, 7}, 2138, true},    // ShellCallOutputItem.call_id
+	{ref{19, 2}, 2139, false},     // ShellCallOutputItem.id
+	{ref{11414, 17}, 2140, false}, // ShellCallOutputItem.max_output_length
+	{ref{1247, 6}, 2141, true},    // ShellCallOutputItem.output
+	{ref{1079, 6}, 2142, false},   // ShellCallOutputItem.status
+	{ref{30, 4}, 2144, true},      // ShellCallOutputItem.type
+	{ref{30, 4}, 2145, true},      // ShellServerTool.type
+	{ref{1441, 6}, 2146, false},   // ShellServerToolConfig.engine
+	{ref{2865, 11}, 2148, false},  // ShellServerToolConfig.environment
+	{ref{2876, 19}, 2150, false},  // ShellServerToolConfig.sleep_after_seconds
+	{ref{94, 10}, 2152, false},    // ShellServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2154, true},      // ShellServerTool_OpenRouter.type
+	{ref{7683, 6}, 2155, true},    // StopServerToolsWhenFinishReasonIs.reason
+	{ref{30, 4}, 2156, true},      // StopServerToolsWhenFinishReasonIs.type
+	{ref{13663, 9}, 2157, true},   // StopServerToolsWhenHasToolCall.tool_name
+	{ref{30, 4}, 2158, true},      // StopServerToolsWhenHasToolCall.type
+	{ref{15556, 19}, 2159, true},  // StopServerToolsWhenMaxCost.max_cost_in_dollars
+	{ref{30, 4}, 2160, true},      // StopServerToolsWhenMaxCost.type
+	{ref{165, 10}, 2161, true},    // StopServerToolsWhenMaxTokensUsed.max_tokens
+	{ref{30, 4}, 2162, true},      // StopServerToolsWhenMaxTokensUsed.type
+	{ref{15637, 10}, 2163, true},  // StopServerToolsWhenStepCountIs.step_count
+	{ref{30, 4}, 2164, true},      // StopServerToolsWhenStepCountIs.type
+	{ref{19, 2}, 2165, true},      // StoredPromptTemplate.id
+	{ref{15667, 9}, 2166, false},  // StoredPromptTemplate.variables
+	{ref{5435, 8}, 2167, true},    // StreamEventsResponseCompleted.response
+	{ref{533, 15}, 1056, true},    // StreamEventsResponseCompleted.sequence_number
+	{ref{30, 4}, 1057, true},      // StreamEventsResponseCompleted.type
+	{ref{5435, 8}, 2169, true},    // StreamEventsResponseFailed.response
+	{ref{533, 15}, 1142, true},    // StreamEventsResponseFailed.sequence_number
+	{ref{30, 4}, 1143, true},      // StreamEventsResponseFailed.type
+	{ref{5435, 8}, 2171, true},    // StreamEventsResponseIncomplete.response
+	{ref{533, 15}, 1357, true},    // StreamEventsResponseIncomplete.sequence_number
+	{ref{30, 4}, 1358, true},      // StreamEventsResponseIncomplete.type
+	{ref{10837, 4}, 2173, true},   // StreamEventsResponseOutputItemAdded.item
+	{ref{521, 12}, 1759, true},    // StreamEventsResponseOutputItemAdded.output_index
+	{ref{533, 15}, 1760, true},    // StreamEventsResponseOutputItemAdded.sequence_number
+	{ref{30, 4}, 1761, true},      // StreamEventsResponseOutputItemAdded.type
+	{ref{10837, 4}, 2175, true},   // StreamEventsResponseOutputItemDone.item
+	{ref{521, 12}, 1775, true},    // StreamEventsResponseOutputItemDone.output_index
+	{ref{533, 15}, 1776, true},    // StreamEventsResponseOutputItemDone.sequence_number
+	{ref{30, 4}, 1777, true},      // StreamEventsResponseOutputItemDone.type
+	{ref{4628, 5}, 1584, false},   // StreamLogprob.bytes
+	{ref{4633, 7}, 1586, true},    // StreamLogprob.logprob
+	{ref{4640, 5}, 1587, true},    // StreamLogprob.token
+	{ref{2720, 12}, 2177, false},  // StreamLogprob.top_logprobs
+	{ref{4628, 5}, 1601, false},   // StreamLogprobTopLogprob.bytes
+	{ref{4633, 7}, 1603, false},   // StreamLogprobTopLogprob.logprob
+	{ref{4640, 5}, 1604, false},   // StreamLogprobTopLogprob.token
+	{ref{94, 10}, 2178, false},    // SubagentNestedTool.parameters
+	{ref{30, 4}, 2179, true},      // SubagentNestedTool.type
+	{ref{159, 6}, 2180, false},    // SubagentReasoning.effort
+	{ref{165, 10}, 2181, false},   // SubagentReasoning.max_tokens
+	{ref{17510, 17}, 2182, false}, // SubagentServerToolConfig.inherit_functions
+	{ref{17527, 24}, 2183, false}, // SubagentServerToolConfig.inherited_function_names
+	{ref{216, 12}, 2185, false},   // SubagentServerToolConfig.instructions
+	{ref{228, 21}, 2186, false},   // SubagentServerToolConfig.max_completion_tokens
+	{ref{2547, 14}, 2187, false},  // SubagentServerToolConfig.max_tool_calls
+	{ref{249, 5}, 2188, false},    // SubagentServerToolConfig.model
+	{ref{90, 4}, 2189, false},     // SubagentServerToolConfig.name
+	{ref{254, 9}, 2190, false},    // SubagentServerToolConfig.reasoning
+	{ref{269, 11}, 2192, false},   // SubagentServerToolConfig.temperature
+	{ref{25, 5}, 2193, false},     // SubagentServerToolConfig.tools
+	{ref{94, 10}, 2194, false},    // SubagentServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2196, true},      // SubagentServerTool_OpenRouter.type
+	{ref{5806, 6}, 2197, false},   // TextConfig.format
+	{ref{4357, 9}, 2199, false},   // TextConfig.verbosity
 	{ref{501, 13}, 707, true},     // TextDeltaEvent.content_index
 	{ref{1178, 5}, 708, true},     // TextDeltaEvent.delta
 	{ref{514, 7}, 709, true},      // TextDeltaEvent.item_id
-	{ref{2806, 8}, 2201, true},    // TextDeltaEvent.logprobs
+	{ref{2806, 8}, 2200, true},    // TextDeltaEvent.logprobs
 	{ref{521, 12}, 711, true},     // TextDeltaEvent.output_index
 	{ref{533, 15}, 712, true},     // TextDeltaEvent.sequence_number
 	{ref{30, 4}, 713, true},       // TextDeltaEvent.type
 	{ref{501, 13}, 714, true},     // TextDoneEvent.content_index
 	{ref{514, 7}, 715, true},      // TextDoneEvent.item_id
-	{ref{2806, 8}, 2202, true},    // TextDoneEvent.logprobs
+	{ref{2806, 8}, 2201, true},    // TextDoneEvent.logprobs
 	{ref{521, 12}, 717, true},     // TextDoneEvent.output_index
 	{ref{533, 15}, 718, true},     // TextDoneEvent.sequence_number
 	{ref{2252, 4}, 719, true},     // TextDoneEvent.text
 	{ref{30, 4}, 720, true},       // TextDoneEvent.type
-	{ref{5806, 6}, 2203, false},   // TextExtendedConfig.format
-	{ref{4357, 9}, 2205, false},   // TextExtendedConfig.verbosity
-	{ref{1636, 5}, 2206, true},    // TooManyRequestsResponse.error
-	{ref{1641, 19}, 2208, false},  // TooManyRequestsResponse.openrouter_metadata
-	{ref{1660, 7}, 2209, false},   // TooManyRequestsResponse.user_id
-	{ref{1694, 4}, 2210, true},    // TooManyRequestsResponseErrorData.code
-	{ref{1698, 7}, 2211, true},    // TooManyRequestsResponseErrorData.message
-	{ref{1705, 8}, 2212, false},   // TooManyRequestsResponseErrorData.metadata
-	{ref{2196, 4}, 2213, true},    // ToolChoiceAllowed.mode
-	{ref{25, 5}, 2214, true},      // ToolChoiceAllowed.tools
-	{ref{30, 4}, 2216, true},      // ToolChoiceAllowed.type
-	{ref{94, 10}, 2217, false},    // ToolSearchServerTool.parameters
-	{ref{30, 4}, 2219, true},      // ToolSearchServerTool.type
-	{ref{4940, 11}, 2220, false},  // ToolSearchServerToolConfig.max_results
-	{ref{17778, 15}, 2221, false}, // TraceConfig.generation_name
-	{ref{17793, 14}, 2222, false}, // TraceConfig.parent_span_id
-	{ref{17807, 9}, 2223, false},  // TraceConfig.span_name
-	{ref{17816, 8}, 2224, false},  // TraceConfig.trace_id
-	{ref{17824, 10}, 2225, false}, // TraceConfig.trace_name
-	{ref{335, 7}, 2226, false},    // URLCitation.content
-	{ref{17855, 9}, 2227, true},   // URLCitation.end_index
-	{ref{17864, 11}, 2228, true},  // URLCitation.start_index
-	{ref{7271, 5}, 2229, true},    // URLCitation.title
-	{ref{30, 4}, 2230, true},      // URLCitation.type
-	{ref{3374, 3}, 2231, true},    // URLCitation.url
-	{ref{1636, 5}, 2232, true},    // UnauthorizedResponse.error
-	{ref{1641, 19}, 2234, false},  // UnauthorizedResponse.openrouter_metadata
-	{ref{1660, 7}, 2235, false},   // UnauthorizedResponse.user_id
-	{ref{1694, 4}, 2236, true},    // UnauthorizedResponseErrorData.code
-	{ref{1698, 7}, 2237, true},    // UnauthorizedResponseErrorData.message
-	{ref{1705, 8}, 2238, false},   // UnauthorizedResponseErrorData.metadata
-	{ref{1636, 5}, 2239, true},    // UnprocessableEntityResponse.error
-	{ref{1641, 19}, 2241, false},  // UnprocessableEntityResponse.openrouter_metadata
-	{ref{1660, 7}, 2242, false},   // UnprocessableEntityResponse.user_id
-	{ref{1694, 4}, 2243, true},    // UnprocessableEntityResponseErrorData.code
-	{ref{1698, 7}, 2244, true},    // UnprocessableEntityResponseErrorData.message
-	{ref{1705, 8}, 2245, false},   // UnprocessableEntityResponseErrorData.metadata
-	{ref{4766, 4}, 2246, false},   // Usage.cost
-	{ref{4770, 12}, 2247, false},  // Usage.cost_details
-	{ref{9806, 12}, 1565, true},   // Usage.input_tokens
-	{ref{9818, 20}, 1566, true},   // Usage.input_tokens_details
-	{ref{4782, 7}, 2251, false},   // Usage.is_byok
-	{ref{9838, 13}, 1569, true},   // Usage.output_tokens
-	{ref{9851, 21}, 1570, true},   // Usage.output_tokens_details
+	{ref{5806, 6}, 2202, false},   // TextExtendedConfig.format
+	{ref{4357, 9}, 2204, false},   // TextExtendedConfig.verbosity
+	{ref{1636, 5}, 2205, true},    // TooManyRequestsResponse.error
+	{ref{1641, 19}, 2207, false},  // TooManyRequestsResponse.openrouter_metadata
+	{ref{1660, 7}, 2208, false},   // TooManyRequestsResponse.user_id
+	{ref{1694, 4}, 2209, true},    // TooManyRequestsResponseErrorData.code
+	{ref{1698, 7}, 2210, true},    // TooManyRequestsResponseErrorData.message
+	{ref{1705, 8}, 2211, false},   // TooManyRequestsResponseErrorData.metadata
+	{ref{2196, 4}, 2212, true},    // ToolChoiceAllowed.mode
+	{ref{25, 5}, 2213, true},      // ToolChoiceAllowed.tools
+	{ref{30, 4}, 2215, true},      // ToolChoiceAllowed.type
+	{ref{94, 10}, 2216, false},    // ToolSearchServerTool.parameters
+	{ref{30, 4}, 2218, true},      // ToolSearchServerTool.type
+	{ref{4940, 11}, 2219, false},  // ToolSearchServerToolConfig.max_results
+	{ref{17778, 15}, 2220, false}, // TraceConfig.generation_name
+	{ref{17793, 14}, 2221, false}, // TraceConfig.parent_span_id
+	{ref{17807, 9}, 2222, false},  // TraceConfig.span_name
+	{ref{17816, 8}, 2223, false},  // TraceConfig.trace_id
+	{ref{17824, 10}, 2224, false}, // TraceConfig.trace_name
+	{ref{335, 7}, 2225, false},    // URLCitation.content
+	{ref{17855, 9}, 2226, true},   // URLCitation.end_index
+	{ref{17864, 11}, 2227, true},  // URLCitation.start_index
+	{ref{7271, 5}, 2228, true},    // URLCitation.title
+	{ref{30, 4}, 2229, true},      // URLCitation.type
+	{ref{3374, 3}, 2230, true},    // URLCitation.url
+	{ref{1636, 5}, 2231, true},    // UnauthorizedResponse.error
+	{ref{1641, 19}, 2233, false},  // UnauthorizedResponse.openrouter_metadata
+	{ref{1660, 7}, 2234, false},   // UnauthorizedResponse.user_id
+	{ref{1694, 4}, 2235, true},    // UnauthorizedResponseErrorData.code
+	{ref{1698, 7}, 2236, true},    // UnauthorizedResponseErrorData.message
+	{ref{1705, 8}, 2237, false},   // UnauthorizedResponseErrorData.metadata
+	{ref{1636, 5}, 2238, true},    // UnprocessableEntityResponse.error
+	{ref{1641, 19}, 2240, false},  // UnprocessableEntityResponse.openrouter_metadata
+	{ref{1660, 7}, 2241, false},   // UnprocessableEntityResponse.user_id
+	{ref{1694, 4}, 2242, true},    // UnprocessableEntityResponseErrorData.code
+	{ref{1698, 7}, 2243, true},    // UnprocessableEntityResponseErrorData.message
+	{ref{1705, 8}, 2244, false},   // UnprocessableEntityResponseErrorData.metadata
+	{ref{4766, 4}, 2245, false},   // Usage.cost
+	{ref{4770, 12}, 2246, false},  // Usage.cost_details
+	{ref{9806, 12}, 1564, true},   // Usage.input_tokens
+	{ref{9818, 20}, 1565, true},   // Usage.input_tokens_details
+	{ref{4782, 7}, 2250, false},   // Usage.is_byok
+	{ref{9838, 13}, 1568, true},   // Usage.output_tokens
+	{ref{9851, 21}, 1569, true},   // Usage.output_tokens_details
 	{ref{4823, 23}, 380, false},   // Usage.server_tool_use_details
-	{ref{4846, 12}, 1572, true},   // Usage.total_tokens
-	{ref{4895, 15}, 2252, false},  // WebFetchPlugin.allowed_domains
-	{ref{18044, 15}, 2254, false}, // WebFetchPlugin.blocked_domains
-	{ref{19, 2}, 2256, true},      // WebFetchPlugin.id
-	{ref{18059, 18}, 2257, false}, // WebFetchPlugin.max_content_tokens
-	{ref{4968, 8}, 2258, false},   // WebFetchPlugin.max_uses
-	{ref{94, 10}, 2259, false},    // WebFetchServerTool.parameters
-	{ref{30, 4}, 2261, true},      // WebFetchServerTool.type
-	{ref{4895, 15}, 2262, false},  // WebFetchServerToolConfig.allowed_domains
-	{ref{18044, 15}, 2264, false}, // WebFetchServerToolConfig.blocked_domains
-	{ref{1441, 6}, 2266, false},   // WebFetchServerToolConfig.engine
-	{ref{18059, 18}, 2268, false}, // WebFetchServerToolConfig.max_content_tokens
-	{ref{4968, 8}, 2269, false},   // WebFetchServerToolConfig.max_uses
-	{ref{514, 7}, 1554, true},     // WebSearchCallCompletedEvent.item_id
-	{ref{521, 12}, 1555, true},    // WebSearchCallCompletedEvent.output_index
-	{ref{533, 15}, 1556, true},    // WebSearchCallCompletedEvent.sequence_number
-	{ref{30, 4}, 1557, true},      // WebSearchCallCompletedEvent.type
-	{ref{514, 7}, 1573, true},     // WebSearchCallInProgressEvent.item_id
-	{ref{521, 12}, 1574, true},    // WebSearchCallInProgressEvent.output_index
-	{ref{533, 15}, 1575, true},    // WebSearchCallInProgressEvent.sequence_number
-	{ref{30, 4}, 1576, true},      // WebSearchCallInProgressEvent.type
-	{ref{514, 7}, 1577, true},     // WebSearchCallSearchingEvent.item_id
-	{ref{521, 12}, 1578, true},    // WebSearchCallSearchingEvent.output_index
-	{ref{533, 15}, 1579, true},    // WebSearchCallSearchingEvent.sequence_number
-	{ref{30, 4}, 1580, true},      // WebSearchCallSearchingEvent.type
-	{ref{4895, 15}, 2270, false},  // WebSearchConfig.allowed_domains
-	{ref{1441, 6}, 2272, false},   // WebSearchConfig.engine
-	{ref{4910, 16}, 2274, false},  // WebSearchConfig.excluded_domains
-	{ref{4926, 14}, 2276, false},  // WebSearchConfig.max_characters
-	{ref{4940, 11}, 2277, false},  // WebSearchConfig.max_results
-	{ref{4951, 17}, 2278, false},  // WebSearchConfig.max_total_results
-	{ref{4968, 8}, 2279, false},   // WebSearchConfig.max_uses
-	{ref{2196, 4}, 2280, false},   // WebSearchConfig.mode
-	{ref{4976, 19}, 2282, false},  // WebSearchConfig.search_context_size
-	{ref{4995, 13}, 2284, false},  // WebSearchConfig.user_location
-	{ref{4895, 15}, 2286, false},  // WebSearchDomainFilter.allowed_domains
-	{ref{18044, 15}, 2288, false}, // WebSearchDomainFilter.blocked_domains
-	{ref{4910, 16}, 2290, false},  // WebSearchDomainFilter.excluded_domains
-	{ref{1571, 7}, 2292, false},   // WebSearchPlugin.enabled
-	{ref{1441, 6}, 2293, false},   // WebSearchPlugin.engine
-	{ref{18365, 15}, 2295, false}, // WebSearchPlugin.exclude_domains
-	{ref{19, 2}, 2297, true},      // WebSearchPlugin.id
-	{ref{18380, 15}, 2298, false}, // WebSearchPlugin.include_domains
-	{ref{4940, 11}, 2300, false},  // WebSearchPlugin.max_results
-	{ref{4968, 8}, 2301, false},   // WebSearchPlugin.max_uses
-	{ref{2196, 4}, 2302, false},   // WebSearchPlugin.mode
-	{ref{18395, 13}, 2304, false}, // WebSearchPlugin.search_prompt
-	{ref{4995, 13}, 2305, false},  // WebSearchPlugin.user_location
-	{ref{1441, 6}, 2306, false},   // WebSearchServerTool.engine
+	{ref{4846, 12}, 1571, true},   // Usage.total_tokens
+	{ref{4895, 15}, 2251, false},  // WebFetchPlugin.allowed_domains
+	{ref{18044, 15}, 2253, false}, // WebFetchPlugin.blocked_domains
+	{ref{19, 2}, 2255, true},      // WebFetchPlugin.id
+	{ref{18059, 18}, 2256, false}, // WebFetchPlugin.max_content_tokens
+	{ref{4968, 8}, 2257, false},   // WebFetchPlugin.max_uses
+	{ref{94, 10}, 2258, false},    // WebFetchServerTool.parameters
+	{ref{30, 4}, 2260, true},      // WebFetchServerTool.type
+	{ref{4895, 15}, 2261, false},  // WebFetchServerToolConfig.allowed_domains
+	{ref{18044, 15}, 2263, false}, // WebFetchServerToolConfig.blocked_domains
+	{ref{1441, 6}, 2265, false},   // WebFetchServerToolConfig.engine
+	{ref{18059, 18}, 2267, false}, // WebFetchServerToolConfig.max_content_tokens
+	{ref{4968, 8}, 2268, false},   // WebFetchServerToolConfig.max_uses
+	{ref{514, 7}, 1553, true},     // WebSearchCallCompletedEvent.item_id
+	{ref{521, 12}, 1554, true},    // WebSearchCallCompletedEvent.output_index
+	{ref{533, 15}, 1555, true},    // WebSearchCallCompletedEvent.sequence_number
+	{ref{30, 4}, 1556, true},      // WebSearchCallCompletedEvent.type
+	{ref{514, 7}, 1572, true},     // WebSearchCallInProgressEvent.item_id
+	{ref{521, 12}, 1573, true},    // WebSearchCallInProgressEvent.output_index
+	{ref{533, 15}, 1574, true},    // WebSearchCallInProgressEvent.sequence_number
+	{ref{30, 4}, 1575, true},      // WebSearchCallInProgressEvent.type
+	{ref{514, 7}, 1576, true},     // WebSearchCallSearchingEvent.item_id
+	{ref{521, 12}, 1577, true},    // WebSearchCallSearchingEvent.output_index
+	{ref{533, 15}, 1578, true},    // WebSearchCallSearchingEvent.sequence_number
+	{ref{30, 4}, 1579, true},      // WebSearchCallSearchingEvent.type
+	{ref{4895, 15}, 2269, false},  // WebSearchConfig.allowed_domains
+	{ref{1441, 6}, 2271, false},   // WebSearchConfig.engine
+	{ref{4910, 16}, 2273, false},  // WebSearchConfig.excluded_domains
+	{ref{4926, 14}, 2275, false},  // WebSearchConfig.max_characters
+	{ref{4940, 11}, 2276, false},  // WebSearchConfig.max_results
+	{ref{4951, 17}, 2277, false},  // WebSearchConfig.max_total_results
+	{ref{4968, 8}, 2278, false},   // WebSearchConfig.max_uses
+	{ref{2196, 4}, 2279, false},   // WebSearchConfig.mode
+	{ref{4976, 19}, 2281, false},  // WebSearchConfig.search_context_size
+	{ref{4995, 13}, 2283, false},  // WebSearchConfig.user_location
+	{ref{4895, 15}, 2285, false},  // WebSearchDomainFilter.allowed_domains
+	{ref{18044, 15}, 2287, false}, // WebSearchDomainFilter.blocked_domains
+	{ref{4910, 16}, 2289, false},  // WebSearchDomainFilter.excluded_domains
+	{ref{1571, 7}, 2291, false},   // WebSearchPlugin.enabled
+	{ref{1441, 6}, 2292, false},   // WebSearchPlugin.engine
+	{ref{18365, 15}, 2294, false}, // WebSearchPlugin.exclude_domains
+	{ref{19, 2}, 2296, true},      // WebSearchPlugin.id
+	{ref{18380, 15}, 2297, false}, // WebSearchPlugin.include_domains
+	{ref{4940, 11}, 2299, false},  // WebSearchPlugin.max_results
+	{ref{4968, 8}, 2300, false},   // WebSearchPlugin.max_uses
+	{ref{2196, 4}, 2301, false},   // WebSearchPlugin.mode
+	{ref{18395, 13}, 2303, false}, // WebSearchPlugin.search_prompt
+	{ref{4995, 13}, 2304, false},  // WebSearchPlugin.user_location
+	{ref{1441, 6}, 2305, false},   // WebSearchServerTool.engine
 	{ref{5457, 7}, 441, false},    // WebSearchServerTool.filters
-	{ref{4940, 11}, 2308, false},  // WebSearchServerTool.max_results
-	{ref{4968, 8}, 2309, false},   // WebSearchServerTool.max_uses
-	{ref{2196, 4}, 2310, false},   // WebSearchServerTool.mode
-	{ref{4976, 19}, 2312, false},  // WebSearchServerTool.search_context_size
-	{ref{30, 4}, 2314, true},      // WebSearchServerTool.type
+	{ref{4940, 11}, 2307, false},  // WebSearchServerTool.max_results
+	{ref{4968, 8}, 2308, false},   // WebSearchServerTool.max_uses
+	{ref{2196, 4}, 2309, false},   // WebSearchServerTool.mode
+	{ref{4976, 19}, 2311, false},  // WebSearchServerTool.search_context_size
+	{ref{30, 4}, 2313, true},      // WebSearchServerTool.type
 	{ref{4995, 13}, 451, false},   // WebSearchServerTool.user_location
-	{ref{4895, 15}, 2315, false},  // WebSearchServerToolConfig.allowed_domains
-	{ref{1441, 6}, 2317, false},   // WebSearchServerToolConfig.engine
-	{ref{4910, 16}, 2319, false},  // WebSearchServerToolConfig.excluded_domains
-	{ref{4926, 14}, 2321, false},  // WebSearchServerToolConfig.max_characters
-	{ref{4940, 11}, 2322, false},  // WebSearchServerToolConfig.max_results
-	{ref{4951, 17}, 2323, false},  // WebSearchServerToolConfig.max_total_results
-	{ref{4968, 8}, 2324, false},   // WebSearchServerToolConfig.max_uses
-	{ref{2196, 4}, 2325, false},   // WebSearchServerToolConfig.mode
-	{ref{4976, 19}, 2327, false},  // WebSearchServerToolConfig.search_context_size
-	{ref{4995, 13}, 2329, false},  // WebSearchServerToolConfig.user_location
-	{ref{94, 10}, 2331, false},    // WebSearchServerTool_OpenRouter.parameters
-	{ref{30, 4}, 2333, true},      // WebSearchServerTool_OpenRouter.type
-	{ref{30, 4}, 2334, true},      // WebSearchSource.type
-	{ref{3374, 3}, 2335, true},    // WebSearchSource.url
-	{ref{12256, 4}, 2336, false},  // WebSearchUserLocation.city
-	{ref{12260, 7}, 2337, false},  // WebSearchUserLocation.country
-	{ref{10130, 6}, 2338, false},  // WebSearchUserLocation.region
-	{ref{6061, 8}, 2339, false},   // WebSearchUserLocation.timezone
-	{ref{30, 4}, 2340, false},     // WebSearchUserLocation.type
-	{ref{12256, 4}, 2341, false},  // WebSearchUserLocationServerTool.city
-	{ref{12260, 7}, 2342, false},  // WebSearchUserLocationServerTool.country
-	{ref{10130, 6}, 2343, false},  // WebSearchUserLocationServerTool.region
-	{ref{6061, 8}, 2344, false},   // WebSearchUserLocationServerTool.timezone
-	{ref{30, 4}, 2345, false},     // WebSearchUserLocationServerTool.type
+	{ref{4895, 15}, 2314, false},  // WebSearchServerToolConfig.allowed_domains
+	{ref{1441, 6}, 2316, false},   // WebSearchServerToolConfig.engine
+	{ref{4910, 16}, 2318, false},  // WebSearchServerToolConfig.excluded_domains
+	{ref{4926, 14}, 2320, false},  // WebSearchServerToolConfig.max_characters
+	{ref{4940, 11}, 2321, false},  // WebSearchServerToolConfig.max_results
+	{ref{4951, 17}, 2322, false},  // WebSearchServerToolConfig.max_total_results
+	{ref{4968, 8}, 2323, false},   // WebSearchServerToolConfig.max_uses
+	{ref{2196, 4}, 2324, false},   // WebSearchServerToolConfig.mode
+	{ref{4976, 19}, 2326, false},  // WebSearchServerToolConfig.search_context_size
+	{ref{4995, 13}, 2328, false},  // WebSearchServerToolConfig.user_location
+	{ref{94, 10}, 2330, false},    // WebSearchServerTool_OpenRouter.parameters
+	{ref{30, 4}, 2332, true},      // WebSearchServerTool_OpenRouter.type
+	{ref{30, 4}, 2333, true},      // WebSearchSource.type
+	{ref{3374, 3}, 2334, true},    // WebSearchSource.url
+	{ref{12256, 4}, 2335, false},  // WebSearchUserLocation.city
+	{ref{12260, 7}, 2336, false},  // WebSearchUserLocation.country
+	{ref{10130, 6}, 2337, false},  // WebSearchUserLocation.region
+	{ref{6061, 8}, 2338, false},   // WebSearchUserLocation.timezone
+	{ref{30, 4}, 2339, false},     // WebSearchUserLocation.type
+	{ref{12256, 4}, 2340, false},  // WebSearchUserLocationServerTool.city
+	{ref{12260, 7}, 2341, false},  // WebSearchUserLocationServerTool.country
+	{ref{10130, 6}, 2342, false},  // WebSearchUserLocationServerTool.region
+	{ref{6061, 8}, 2343, false},   // WebSearchUserLocationServerTool.timezone
+	{ref{30, 4}, 2344, false},     // WebSearchUserLocationServerTool.type
 	{ref{19816, 10}, 480, true},   // AgentMessageItem/properties/agent.agent_name
 	{ref{446, 9}, 731, true},      // ChatAssistantImages/items.image_url
 	{ref{3374, 3}, 732, true},     // ChatAssistantImages/items/properties/image_url.url
@@ -4662,108 +4660,108 @@ var openRouterProps = [...]prop{
 	{ref{1705, 8}, 894, false},    // ChatStreamChunk/properties/error.metadata
 	{ref{10040, 10}, 895, true},   // ChatStreamChunk/properties/error/properties/metadata.error_type
 	{ref{37818, 13}, 897, false},  // ChatStreamChunk/properties/error/properties/metadata.provider_code
-	{ref{1983, 9}, 920, false},    // ChatStreamToolCall/properties/function.arguments
-	{ref{90, 4}, 921, false},      // ChatStreamToolCall/properties/function.name
-	{ref{4628, 5}, 939, true},     // ChatTokenLogprob/properties/top_logprobs/items.bytes
-	{ref{4633, 7}, 941, true},     // ChatTokenLogprob/properties/top_logprobs/items.logprob
-	{ref{4640, 5}, 942, true},     // ChatTokenLogprob/properties/top_logprobs/items.token
-	{ref{1983, 9}, 946, true},     // ChatToolCall/properties/function.arguments
-	{ref{90, 4}, 947, true},       // ChatToolCall/properties/function.name
-	{ref{40602, 26}, 961, false},  // ChatUsage/properties/completion_tokens_details.accepted_prediction_tokens
-	{ref{40628, 12}, 962, false},  // ChatUsage/properties/completion_tokens_details.audio_tokens
-	{ref{40640, 16}, 963, false},  // ChatUsage/properties/completion_tokens_details.reasoning_tokens
-	{ref{40656, 26}, 964, false},  // ChatUsage/properties/completion_tokens_details.rejected_prediction_tokens
-	{ref{40628, 12}, 969, false},  // ChatUsage/properties/prompt_tokens_details.audio_tokens
-	{ref{41123, 18}, 970, false},  // ChatUsage/properties/prompt_tokens_details.cache_write_tokens
-	{ref{41141, 13}, 971, false},  // ChatUsage/properties/prompt_tokens_details.cached_tokens
-	{ref{41154, 12}, 972, false},  // ChatUsage/properties/prompt_tokens_details.video_tokens
-	{ref{45144, 8}, 1045, false},  // CodeInterpreterServerTool/properties/container/anyOf/1.file_ids
-	{ref{45152, 12}, 1047, false}, // CodeInterpreterServerTool/properties/container/anyOf/1.memory_limit
-	{ref{30, 4}, 1048, true},      // CodeInterpreterServerTool/properties/container/anyOf/1.type
-	{ref{3393, 18}, 1114, false},  // DebugEvent/properties/debug.echo_upstream_body
-	{ref{48191, 7}, 1115, false},  // DebugEvent/properties/debug.timings
-	{ref{48301, 8}, 1116, true},   // DebugEvent/properties/debug/properties/timings.epoch_ms
-	{ref{48309, 5}, 1117, true},   // DebugEvent/properties/debug/properties/timings.event
-	{ref{48314, 8}, 1118, true},   // DebugEvent/properties/debug/properties/timings.start_ms
-	{ref{50197, 6}, 1161, false},  // FileSearchServerTool/properties/ranking_options.ranker
-	{ref{50203, 15}, 1162, false}, // FileSearchServerTool/properties/ranking_options.score_threshold
-	{ref{30, 4}, 1203, true},      // OpenAIResponseFunctionToolCall/properties/subagent_items/items.type
-	{ref{53105, 7}, 1221, true},   // FusionAnalysisResult/properties/contradictions/items.stances
-	{ref{53112, 5}, 1225, true},   // FusionAnalysisResult/properties/contradictions/items.topic
-	{ref{249, 5}, 1223, true},     // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.model
-	{ref{53265, 6}, 1224, true},   // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.stance
-	{ref{4207, 6}, 1228, true},    // FusionAnalysisResult/properties/partial_coverage/items.models
-	{ref{53631, 5}, 1230, true},   // FusionAnalysisResult/properties/partial_coverage/items.point
-	{ref{53957, 7}, 1233, true},   // FusionAnalysisResult/properties/unique_insights/items.insight
-	{ref{249, 5}, 1234, true},     // FusionAnalysisResult/properties/unique_insights/items.model
-	{ref{94, 10}, 1294, false},    // FusionPlugin/properties/tools/items.parameters
-	{ref{30, 4}, 1295, true},      // FusionPlugin/properties/tools/items.type
-	{ref{159, 6}, 1304, false},    // FusionServerToolConfig/properties/reasoning.effort
-	{ref{165, 10}, 1305, false},   // FusionServerToolConfig/properties/reasoning.max_tokens
-	{ref{94, 10}, 1309, false},    // FusionServerToolConfig/properties/tools/items.parameters
-	{ref{30, 4}, 1310, true},      // FusionServerToolConfig/properties/tools/items.type
-	{ref{6338, 7}, 1337, false},   // ImageGenerationServerTool/properties/input_image_mask.file_id
-	{ref{446, 9}, 1338, false},    // ImageGenerationServerTool/properties/input_image_mask.image_url
-	{ref{3093, 4}, 1361, true},    // InputAudio/properties/input_audio.data
-	{ref{5806, 6}, 1362, true},    // InputAudio/properties/input_audio.format
-	{ref{30, 4}, 1397, true},      // InputsFunctionCall/properties/subagent_items/items.type
-	{ref{10306, 7}, 1446, true},   // LocalShellCallItem/properties/action.command
-	{ref{63646, 3}, 1448, true},   // LocalShellCallItem/properties/action.env
-	{ref{63649, 10}, 1449, false}, // LocalShellCallItem/properties/action.timeout_ms
-	{ref{30, 4}, 1450, true},      // LocalShellCallItem/properties/action.type
-	{ref{2752, 4}, 1451, false},   // LocalShellCallItem/properties/action.user
-	{ref{63659, 17}, 1452, false}, // LocalShellCallItem/properties/action.working_directory
-	{ref{3012, 11}, 1485, false},  // McpListToolsItem/properties/tools/items.annotations
-	{ref{79, 11}, 1486, false},    // McpListToolsItem/properties/tools/items.description
-	{ref{65261, 12}, 1487, true},  // McpListToolsItem/properties/tools/items.input_schema
-	{ref{90, 4}, 1488, true},      // McpListToolsItem/properties/tools/items.name
-	{ref{65729, 9}, 1494, false},  // McpServerTool/properties/allowed_tools/anyOf/1.read_only
-	{ref{65738, 10}, 1495, false}, // McpServerTool/properties/allowed_tools/anyOf/1.tool_names
-	{ref{66368, 6}, 1504, false},  // McpServerTool/properties/require_approval/anyOf/1.always
-	{ref{66374, 5}, 1507, false},  // McpServerTool/properties/require_approval/anyOf/1.never
-	{ref{65738, 10}, 1505, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/always.tool_names
-	{ref{65738, 10}, 1508, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/never.tool_names
-	{ref{41123, 18}, 1567, false}, // OpenAIResponsesUsage/properties/input_tokens_details.cache_write_tokens
-	{ref{41141, 13}, 1568, true},  // OpenAIResponsesUsage/properties/input_tokens_details.cached_tokens
-	{ref{40640, 16}, 1571, true},  // OpenAIResponsesUsage/properties/output_tokens_details.reasoning_tokens
-	{ref{1694, 4}, 1675, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.code
-	{ref{19, 2}, 1676, true},      // OutputComputerCallItem/properties/pending_safety_checks/items.id
-	{ref{1698, 7}, 1677, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.message
-	{ref{30, 4}, 1725, true},      // OutputFunctionCallItem/allOf/1/properties/subagent_items/items.type
-	{ref{1636, 5}, 1731, true},    // OutputFusionServerToolItem/properties/failed_models/items.error
-	{ref{249, 5}, 1732, true},     // OutputFusionServerToolItem/properties/failed_models/items.model
-	{ref{7132, 11}, 1733, false},  // OutputFusionServerToolItem/properties/failed_models/items.status_code
-	{ref{335, 7}, 1738, false},    // OutputFusionServerToolItem/properties/responses/items.content
-	{ref{249, 5}, 1739, true},     // OutputFusionServerToolItem/properties/responses/items.model
-	{ref{81735, 8}, 1825, true},   // OutputShellCallItem/properties/action.commands
-	{ref{11414, 17}, 1827, true},  // OutputShellCallItem/properties/action.max_output_length
-	{ref{63649, 10}, 1828, true},  // OutputShellCallItem/properties/action.timeout_ms
-	{ref{81735, 8}, 1843, true},   // OutputShellServerToolItem/properties/action.commands
-	{ref{11414, 17}, 1845, false}, // OutputShellServerToolItem/properties/action.max_output_length
-	{ref{63649, 10}, 1846, false}, // OutputShellServerToolItem/properties/action.timeout_ms
-	{ref{11182, 5}, 1887, true},   // OutputWebSearchServerToolItem/properties/action.query
-	{ref{10717, 7}, 1888, false},  // OutputWebSearchServerToolItem/properties/action.sources
-	{ref{30, 4}, 1892, true},      // OutputWebSearchServerToolItem/properties/action.type
-	{ref{30, 4}, 1890, true},      // OutputWebSearchServerToolItem/properties/action/properties/sources/items.type
-	{ref{3374, 3}, 1891, true},    // OutputWebSearchServerToolItem/properties/action/properties/sources/items.url
-	{ref{3023, 5}, 1984, false},   // ProviderPreferences/properties/max_price.audio
-	{ref{89256, 10}, 1985, false}, // ProviderPreferences/properties/max_price.completion
-	{ref{11314, 5}, 1986, false},  // ProviderPreferences/properties/max_price.image
-	{ref{2633, 6}, 1987, false},   // ProviderPreferences/properties/max_price.prompt
-	{ref{89266, 7}, 1988, false},  // ProviderPreferences/properties/max_price.request
-	{ref{4628, 5}, 2040, true},    // ResponseOutputText/properties/logprobs/items.bytes
-	{ref{4633, 7}, 2042, true},    // ResponseOutputText/properties/logprobs/items.logprob
-	{ref{4640, 5}, 2043, true},    // ResponseOutputText/properties/logprobs/items.token
-	{ref{2720, 12}, 2044, true},   // ResponseOutputText/properties/logprobs/items.top_logprobs
-	{ref{4628, 5}, 2046, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.bytes
-	{ref{4633, 7}, 2048, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.logprob
-	{ref{4640, 5}, 2049, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.token
-	{ref{81735, 8}, 2122, true},   // ShellCallItem/properties/action.commands
-	{ref{11414, 17}, 2124, false}, // ShellCallItem/properties/action.max_output_length
-	{ref{63649, 10}, 2125, false}, // ShellCallItem/properties/action.timeout_ms
-	{ref{5731, 23}, 2248, false},  // Usage/allOf/1/properties/cost_details.upstream_inference_cost
-	{ref{101263, 29}, 2249, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_input_cost
-	{ref{101292, 30}, 2250, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_output_cost
+	{ref{1983, 9}, 919, false},    // ChatStreamToolCall/properties/function.arguments
+	{ref{90, 4}, 920, false},      // ChatStreamToolCall/properties/function.name
+	{ref{4628, 5}, 938, true},     // ChatTokenLogprob/properties/top_logprobs/items.bytes
+	{ref{4633, 7}, 940, true},     // ChatTokenLogprob/properties/top_logprobs/items.logprob
+	{ref{4640, 5}, 941, true},     // ChatTokenLogprob/properties/top_logprobs/items.token
+	{ref{1983, 9}, 945, true},     // ChatToolCall/properties/function.arguments
+	{ref{90, 4}, 946, true},       // ChatToolCall/properties/function.name
+	{ref{40567, 26}, 960, false},  // ChatUsage/properties/completion_tokens_details.accepted_prediction_tokens
+	{ref{40593, 12}, 961, false},  // ChatUsage/properties/completion_tokens_details.audio_tokens
+	{ref{40605, 16}, 962, false},  // ChatUsage/properties/completion_tokens_details.reasoning_tokens
+	{ref{40621, 26}, 963, false},  // ChatUsage/properties/completion_tokens_details.rejected_prediction_tokens
+	{ref{40593, 12}, 968, false},  // ChatUsage/properties/prompt_tokens_details.audio_tokens
+	{ref{41088, 18}, 969, false},  // ChatUsage/properties/prompt_tokens_details.cache_write_tokens
+	{ref{41106, 13}, 970, false},  // ChatUsage/properties/prompt_tokens_details.cached_tokens
+	{ref{41119, 12}, 971, false},  // ChatUsage/properties/prompt_tokens_details.video_tokens
+	{ref{45109, 8}, 1044, false},  // CodeInterpreterServerTool/properties/container/anyOf/1.file_ids
+	{ref{45117, 12}, 1046, false}, // CodeInterpreterServerTool/properties/container/anyOf/1.memory_limit
+	{ref{30, 4}, 1047, true},      // CodeInterpreterServerTool/properties/container/anyOf/1.type
+	{ref{3393, 18}, 1113, false},  // DebugEvent/properties/debug.echo_upstream_body
+	{ref{48156, 7}, 1114, false},  // DebugEvent/properties/debug.timings
+	{ref{48266, 8}, 1115, true},   // DebugEvent/properties/debug/properties/timings.epoch_ms
+	{ref{48274, 5}, 1116, true},   // DebugEvent/properties/debug/properties/timings.event
+	{ref{48279, 8}, 1117, true},   // DebugEvent/properties/debug/properties/timings.start_ms
+	{ref{50162, 6}, 1160, false},  // FileSearchServerTool/properties/ranking_options.ranker
+	{ref{50168, 15}, 1161, false}, // FileSearchServerTool/properties/ranking_options.score_threshold
+	{ref{30, 4}, 1202, true},      // OpenAIResponseFunctionToolCall/properties/subagent_items/items.type
+	{ref{53070, 7}, 1220, true},   // FusionAnalysisResult/properties/contradictions/items.stances
+	{ref{53077, 5}, 1224, true},   // FusionAnalysisResult/properties/contradictions/items.topic
+	{ref{249, 5}, 1222, true},     // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.model
+	{ref{53230, 6}, 1223, true},   // FusionAnalysisResult/properties/contradictions/items/properties/stances/items.stance
+	{ref{4207, 6}, 1227, true},    // FusionAnalysisResult/properties/partial_coverage/items.models
+	{ref{53596, 5}, 1229, true},   // FusionAnalysisResult/properties/partial_coverage/items.point
+	{ref{53922, 7}, 1232, true},   // FusionAnalysisResult/properties/unique_insights/items.insight
+	{ref{249, 5}, 1233, true},     // FusionAnalysisResult/properties/unique_insights/items.model
+	{ref{94, 10}, 1293, false},    // FusionPlugin/properties/tools/items.parameters
+	{ref{30, 4}, 1294, true},      // FusionPlugin/properties/tools/items.type
+	{ref{159, 6}, 1303, false},    // FusionServerToolConfig/properties/reasoning.effort
+	{ref{165, 10}, 1304, false},   // FusionServerToolConfig/properties/reasoning.max_tokens
+	{ref{94, 10}, 1308, false},    // FusionServerToolConfig/properties/tools/items.parameters
+	{ref{30, 4}, 1309, true},      // FusionServerToolConfig/properties/tools/items.type
+	{ref{6338, 7}, 1336, false},   // ImageGenerationServerTool/properties/input_image_mask.file_id
+	{ref{446, 9}, 1337, false},    // ImageGenerationServerTool/properties/input_image_mask.image_url
+	{ref{3093, 4}, 1360, true},    // InputAudio/properties/input_audio.data
+	{ref{5806, 6}, 1361, true},    // InputAudio/properties/input_audio.format
+	{ref{30, 4}, 1396, true},      // InputsFunctionCall/properties/subagent_items/items.type
+	{ref{10306, 7}, 1445, true},   // LocalShellCallItem/properties/action.command
+	{ref{63611, 3}, 1447, true},   // LocalShellCallItem/properties/action.env
+	{ref{63614, 10}, 1448, false}, // LocalShellCallItem/properties/action.timeout_ms
+	{ref{30, 4}, 1449, true},      // LocalShellCallItem/properties/action.type
+	{ref{2752, 4}, 1450, false},   // LocalShellCallItem/properties/action.user
+	{ref{63624, 17}, 1451, false}, // LocalShellCallItem/properties/action.working_directory
+	{ref{3012, 11}, 1484, false},  // McpListToolsItem/properties/tools/items.annotations
+	{ref{79, 11}, 1485, false},    // McpListToolsItem/properties/tools/items.description
+	{ref{65226, 12}, 1486, true},  // McpListToolsItem/properties/tools/items.input_schema
+	{ref{90, 4}, 1487, true},      // McpListToolsItem/properties/tools/items.name
+	{ref{65694, 9}, 1493, false},  // McpServerTool/properties/allowed_tools/anyOf/1.read_only
+	{ref{65703, 10}, 1494, false}, // McpServerTool/properties/allowed_tools/anyOf/1.tool_names
+	{ref{66333, 6}, 1503, false},  // McpServerTool/properties/require_approval/anyOf/1.always
+	{ref{66339, 5}, 1506, false},  // McpServerTool/properties/require_approval/anyOf/1.never
+	{ref{65703, 10}, 1504, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/always.tool_names
+	{ref{65703, 10}, 1507, false}, // McpServerTool/properties/require_approval/anyOf/1/properties/never.tool_names
+	{ref{41088, 18}, 1566, false}, // OpenAIResponsesUsage/properties/input_tokens_details.cache_write_tokens
+	{ref{41106, 13}, 1567, true},  // OpenAIResponsesUsage/properties/input_tokens_details.cached_tokens
+	{ref{40605, 16}, 1570, true},  // OpenAIResponsesUsage/properties/output_tokens_details.reasoning_tokens
+	{ref{1694, 4}, 1674, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.code
+	{ref{19, 2}, 1675, true},      // OutputComputerCallItem/properties/pending_safety_checks/items.id
+	{ref{1698, 7}, 1676, true},    // OutputComputerCallItem/properties/pending_safety_checks/items.message
+	{ref{30, 4}, 1724, true},      // OutputFunctionCallItem/allOf/1/properties/subagent_items/items.type
+	{ref{1636, 5}, 1730, true},    // OutputFusionServerToolItem/properties/failed_models/items.error
+	{ref{249, 5}, 1731, true},     // OutputFusionServerToolItem/properties/failed_models/items.model
+	{ref{7132, 11}, 1732, false},  // OutputFusionServerToolItem/properties/failed_models/items.status_code
+	{ref{335, 7}, 1737, false},    // OutputFusionServerToolItem/properties/responses/items.content
+	{ref{249, 5}, 1738, true},     // OutputFusionServerToolItem/properties/responses/items.model
+	{ref{81700, 8}, 1824, true},   // OutputShellCallItem/properties/action.commands
+	{ref{11414, 17}, 1826, true},  // OutputShellCallItem/properties/action.max_output_length
+	{ref{63614, 10}, 1827, true},  // OutputShellCallItem/properties/action.timeout_ms
+	{ref{81700, 8}, 1842, true},   // OutputShellServerToolItem/properties/action.commands
+	{ref{11414, 17}, 1844, false}, // OutputShellServerToolItem/properties/action.max_output_length
+	{ref{63614, 10}, 1845, false}, // OutputShellServerToolItem/properties/action.timeout_ms
+	{ref{11182, 5}, 1886, true},   // OutputWebSearchServerToolItem/properties/action.query
+	{ref{10717, 7}, 1887, false},  // OutputWebSearchServerToolItem/properties/action.sources
+	{ref{30, 4}, 1891, true},      // OutputWebSearchServerToolItem/properties/action.type
+	{ref{30, 4}, 1889, true},      // OutputWebSearchServerToolItem/properties/action/properties/sources/items.type
+	{ref{3374, 3}, 1890, true},    // OutputWebSearchServerToolItem/properties/action/properties/sources/items.url
+	{ref{3023, 5}, 1983, false},   // ProviderPreferences/properties/max_price.audio
+	{ref{89221, 10}, 1984, false}, // ProviderPreferences/properties/max_price.completion
+	{ref{11314, 5}, 1985, false},  // ProviderPreferences/properties/max_price.image
+	{ref{2633, 6}, 1986, false},   // ProviderPreferences/properties/max_price.prompt
+	{ref{89231, 7}, 1987, false},  // ProviderPreferences/properties/max_price.request
+	{ref{4628, 5}, 2039, true},    // ResponseOutputText/properties/logprobs/items.bytes
+	{ref{4633, 7}, 2041, true},    // ResponseOutputText/properties/logprobs/items.logprob
+	{ref{4640, 5}, 2042, true},    // ResponseOutputText/properties/logprobs/items.token
+	{ref{2720, 12}, 2043, true},   // ResponseOutputText/properties/logprobs/items.top_logprobs
+	{ref{4628, 5}, 2045, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.bytes
+	{ref{4633, 7}, 2047, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.logprob
+	{ref{4640, 5}, 2048, true},    // ResponseOutputText/properties/logprobs/items/properties/top_logprobs/items.token
+	{ref{81700, 8}, 2121, true},   // ShellCallItem/properties/action.commands
+	{ref{11414, 17}, 2123, false}, // ShellCallItem/properties/action.max_output_length
+	{ref{63614, 10}, 2124, false}, // ShellCallItem/properties/action.timeout_ms
+	{ref{5731, 23}, 2247, false},  // Usage/allOf/1/properties/cost_details.upstream_inference_cost
+	{ref{101228, 29}, 2248, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_input_cost
+	{ref{101257, 30}, 2249, true}, // Usage/allOf/1/properties/cost_details.upstream_inference_output_cost
 }
 
 var openRouterCases = [...]tagCase{
@@ -5033,10 +5031,10 @@ var openRouterCases = [...]tagCase{
 	{ref{11314, 5}, 116},  // "image"
 	{ref{5350, 4}, 117},   // "logs"
 	{ref{2567, 11}, 367},  // "output_text"
-	{ref{46338, 14}, 359}, // "reasoning_text"
+	{ref{46303, 14}, 359}, // "reasoning_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{2567, 11}, 367},  // "output_text"
-	{ref{46338, 14}, 359}, // "reasoning_text"
+	{ref{46303, 14}, 359}, // "reasoning_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{3498, 7}, 139},   // "grammar"
 	{ref{2252, 4}, 140},   // "text"
@@ -5048,14 +5046,14 @@ var openRouterCases = [...]tagCase{
 	{ref{19991, 11}, 146}, // "input_image"
 	{ref{20002, 10}, 204}, // "input_text"
 	{ref{3266, 11}, 205},  // "input_video"
-	{ref{45956, 3}, 122},  // "and"
-	{ref{50089, 2}, 158},  // "eq"
-	{ref{50091, 2}, 158},  // "gt"
-	{ref{50093, 3}, 158},  // "gte"
-	{ref{50096, 2}, 158},  // "lt"
-	{ref{50098, 3}, 158},  // "lte"
-	{ref{50101, 2}, 158},  // "ne"
-	{ref{45959, 2}, 122},  // "or"
+	{ref{45921, 3}, 122},  // "and"
+	{ref{50054, 2}, 158},  // "eq"
+	{ref{50056, 2}, 158},  // "gt"
+	{ref{50058, 3}, 158},  // "gte"
+	{ref{50061, 2}, 158},  // "lt"
+	{ref{50063, 3}, 158},  // "lte"
+	{ref{50066, 2}, 158},  // "ne"
+	{ref{45924, 2}, 122},  // "or"
 	{ref{25944, 10}, 200}, // "input_file"
 	{ref{19991, 11}, 171}, // "input_image"
 	{ref{20002, 10}, 204}, // "input_text"
@@ -5110,9 +5108,9 @@ var openRouterCases = [...]tagCase{
 	{ref{1698, 7}, 299},   // "message"
 	{ref{254, 9}, 291},    // "reasoning"
 	{ref{8306, 15}, 292},  // "web_search_call"
-	{ref{79819, 12}, 293}, // "find_in_page"
-	{ref{79831, 9}, 294},  // "open_page"
-	{ref{79840, 6}, 295},  // "search"
+	{ref{79784, 12}, 293}, // "find_in_page"
+	{ref{79796, 9}, 294},  // "open_page"
+	{ref{79805, 6}, 295},  // "search"
 	{ref{2567, 11}, 367},  // "output_text"
 	{ref{945, 7}, 247},    // "refusal"
 	{ref{22925, 16}, 26},  // "auto-beta-router"
@@ -5153,7 +5151,7 @@ var openRouterCases = [...]tagCase{
 	{ref{3854, 21}, 446},  // "web_search_2025_08_26"
 	{ref{3875, 18}, 329},  // "web_search_preview"
 	{ref{3893, 29}, 328},  // "web_search_preview_2025_03_11"
-	{ref{96212, 4}, 386},  // "exit"
+	{ref{96177, 4}, 386},  // "exit"
 	{ref{973, 7}, 387},    // "timeout"
 }
 
@@ -5578,7 +5576,7 @@ var openRouterValues = [...]ref{
 	ref{3626, 8},   // "function"
 	ref{1375, 4},   // "auto"
 	ref{13865, 4},  // "none"
-	ref{40258, 8},  // "required"
+	ref{40223, 8},  // "required"
 	ref{4041, 4},   // "tool"
 	ref{2752, 4},   // "user"
 	ref{3844, 10},  // "web_search"
@@ -5594,27 +5592,27 @@ var openRouterValues = [...]ref{
 	ref{6299, 6},   // "failed"
 	ref{1282, 11},  // "in_progress"
 	ref{6305, 10},  // "incomplete"
-	ref{44320, 12}, // "interpreting"
+	ref{44285, 12}, // "interpreting"
 	ref{7901, 21},  // "code_interpreter_call"
 	ref{3230, 4},   // "file"
 	ref{11314, 5},  // "image"
 	ref{5350, 4},   // "logs"
-	ref{45396, 3},  // "16g"
-	ref{45399, 2},  // "1g"
-	ref{45401, 2},  // "4g"
-	ref{45403, 3},  // "64g"
+	ref{45361, 3},  // "16g"
+	ref{45364, 2},  // "1g"
+	ref{45366, 2},  // "4g"
+	ref{45368, 3},  // "64g"
 	ref{1375, 4},   // "auto"
 	ref{18749, 16}, // "code_interpreter"
 	ref{18818, 11}, // "local_shell"
 	ref{7922, 10},  // "compaction"
 	ref{15985, 18}, // "response.completed"
-	ref{45956, 3},  // "and"
-	ref{45959, 2},  // "or"
-	ref{46098, 7},  // "browser"
-	ref{46105, 5},  // "linux"
-	ref{46110, 3},  // "mac"
-	ref{46113, 6},  // "ubuntu"
-	ref{46119, 7},  // "windows"
+	ref{45921, 3},  // "and"
+	ref{45924, 2},  // "or"
+	ref{46063, 7},  // "browser"
+	ref{46070, 5},  // "linux"
+	ref{46075, 3},  // "mac"
+	ref{46078, 6},  // "ubuntu"
+	ref{46084, 7},  // "windows"
 	ref{18765, 20}, // "computer_use_preview"
 	ref{2940, 14},  // "container_auto"
 	ref{2954, 19},  // "container_reference"
@@ -5624,15 +5622,15 @@ var openRouterValues = [...]ref{
 	ref{18785, 6},  // "custom"
 	ref{2055, 16},  // "custom_tool_call"
 	ref{2071, 23},  // "custom_tool_call_output"
-	ref{47914, 4},  // "lark"
-	ref{47918, 5},  // "regex"
+	ref{47879, 4},  // "lark"
+	ref{47883, 5},  // "regex"
 	ref{3498, 7},   // "grammar"
 	ref{2252, 4},   // "text"
 	ref{3667, 19},  // "openrouter:datetime"
-	ref{48451, 15}, // "adapter_request"
-	ref{48466, 20}, // "first_token_received"
-	ref{48486, 19}, // "upstream_body_ended"
-	ref{48505, 25}, // "upstream_headers_received"
+	ref{48416, 15}, // "adapter_request"
+	ref{48431, 20}, // "first_token_received"
+	ref{48451, 19}, // "upstream_body_ended"
+	ref{48470, 25}, // "upstream_headers_received"
 	ref{16145, 14}, // "response.debug"
 	ref{26105, 10}, // "commentary"
 	ref{26115, 12}, // "final_answer"
@@ -5646,14 +5644,14 @@ var openRouterValues = [...]ref{
 	ref{35717, 11}, // "file-parser"
 	ref{9110, 9},   // "file_path"
 	ref{1375, 4},   // "auto"
-	ref{50283, 18}, // "default-2024-11-15"
+	ref{50248, 18}, // "default-2024-11-15"
 	ref{18791, 11}, // "file_search"
-	ref{50089, 2},  // "eq"
-	ref{50091, 2},  // "gt"
-	ref{50093, 3},  // "gte"
-	ref{50096, 2},  // "lt"
-	ref{50098, 3},  // "lte"
-	ref{50101, 2},  // "ne"
+	ref{50054, 2},  // "eq"
+	ref{50056, 2},  // "gt"
+	ref{50058, 3},  // "gte"
+	ref{50061, 2},  // "lt"
+	ref{50063, 3},  // "lte"
+	ref{50066, 2},  // "ne"
 	ref{3724, 16},  // "openrouter:files"
 	ref{6621, 11},  // "json_object"
 	ref{3557, 11},  // "json_schema"
@@ -5670,9 +5668,9 @@ var openRouterValues = [...]ref{
 	ref{16491, 33}, // "response.fusion_call.panel.failed"
 	ref{16524, 42}, // "response.fusion_call.panel.reasoning.delta"
 	ref{14783, 6},  // "fusion"
-	ref{56813, 14}, // "general-budget"
-	ref{56827, 12}, // "general-fast"
-	ref{56839, 12}, // "general-high"
+	ref{56778, 14}, // "general-budget"
+	ref{56792, 12}, // "general-fast"
+	ref{56804, 12}, // "general-high"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
 	ref{13849, 3},  // "max"
@@ -5686,15 +5684,15 @@ var openRouterValues = [...]ref{
 	ref{16647, 42}, // "response.image_generation_call.in_progress"
 	ref{16689, 44}, // "response.image_generation_call.partial_image"
 	ref{1375, 4},   // "auto"
-	ref{59127, 6},  // "opaque"
-	ref{59133, 11}, // "transparent"
+	ref{59092, 6},  // "opaque"
+	ref{59098, 11}, // "transparent"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
 	ref{1375, 4},   // "auto"
 	ref{13846, 3},  // "low"
-	ref{59588, 4},  // "jpeg"
-	ref{59592, 3},  // "png"
-	ref{59595, 4},  // "webp"
+	ref{59553, 4},  // "jpeg"
+	ref{59557, 3},  // "png"
+	ref{59560, 4},  // "webp"
 	ref{1375, 4},   // "auto"
 	ref{13842, 4},  // "high"
 	ref{13846, 3},  // "low"
@@ -5705,8 +5703,8 @@ var openRouterValues = [...]ref{
 	ref{3451, 14},  // "content_filter"
 	ref{2530, 17},  // "max_output_tokens"
 	ref{16753, 19}, // "response.incomplete"
-	ref{60470, 3},  // "mp3"
-	ref{60473, 3},  // "wav"
+	ref{60435, 3},  // "mp3"
+	ref{60438, 3},  // "wav"
 	ref{3181, 11},  // "input_audio"
 	ref{25944, 10}, // "input_file"
 	ref{4026, 9},   // "developer"
@@ -5734,27 +5732,27 @@ var openRouterValues = [...]ref{
 	ref{7979, 14},  // "item_reference"
 	ref{3266, 11},  // "input_video"
 	ref{3844, 10},  // "web_search"
-	ref{63953, 4},  // "exec"
+	ref{63918, 4},  // "exec"
 	ref{7993, 16},  // "local_shell_call"
 	ref{8009, 23},  // "local_shell_call_output"
 	ref{8032, 20},  // "mcp_approval_request"
 	ref{8052, 21},  // "mcp_approval_response"
 	ref{8073, 8},   // "mcp_call"
 	ref{8081, 14},  // "mcp_list_tools"
-	ref{66078, 17}, // "connector_dropbox"
-	ref{66095, 15}, // "connector_gmail"
-	ref{66110, 24}, // "connector_googlecalendar"
-	ref{66134, 21}, // "connector_googledrive"
-	ref{66155, 24}, // "connector_microsoftteams"
-	ref{66179, 25}, // "connector_outlookcalendar"
-	ref{66204, 22}, // "connector_outlookemail"
-	ref{66226, 20}, // "connector_sharepoint"
-	ref{66368, 6},  // "always"
-	ref{66374, 5},  // "never"
+	ref{66043, 17}, // "connector_dropbox"
+	ref{66060, 15}, // "connector_gmail"
+	ref{66075, 24}, // "connector_googlecalendar"
+	ref{66099, 21}, // "connector_googledrive"
+	ref{66120, 24}, // "connector_microsoftteams"
+	ref{66144, 25}, // "connector_outlookcalendar"
+	ref{66169, 22}, // "connector_outlookemail"
+	ref{66191, 20}, // "connector_sharepoint"
+	ref{66333, 6},  // "always"
+	ref{66339, 5},  // "never"
 	ref{18829, 3},  // "mcp"
 	ref{7487, 10},  // "moderation"
 	ref{14773, 6},  // "direct"
-	ref{67252, 12}, // "programmatic"
+	ref{67217, 12}, // "programmatic"
 	ref{3626, 8},   // "function"
 	ref{5887, 9},   // "namespace"
 	ref{4026, 9},   // "developer"
@@ -5765,7 +5763,7 @@ var openRouterValues = [...]ref{
 	ref{17157, 34}, // "response.web_search_call.completed"
 	ref{1375, 4},   // "auto"
 	ref{13865, 4},  // "none"
-	ref{40258, 8},  // "required"
+	ref{40223, 8},  // "required"
 	ref{18738, 11}, // "apply_patch"
 	ref{3626, 8},   // "function"
 	ref{18832, 5},  // "shell"
@@ -5804,13 +5802,13 @@ var openRouterValues = [...]ref{
 	ref{16798, 25}, // "response.output_item.done"
 	ref{254, 9},    // "reasoning"
 	ref{8306, 15},  // "web_search_call"
-	ref{79819, 12}, // "find_in_page"
-	ref{79831, 9},  // "open_page"
-	ref{79840, 6},  // "search"
+	ref{79784, 12}, // "find_in_page"
+	ref{79796, 9},  // "open_page"
+	ref{79805, 6},  // "search"
 	ref{8188, 14},  // "openrouter:mcp"
-	ref{80854, 6},  // "delete"
-	ref{80860, 4},  // "read"
-	ref{80864, 5},  // "write"
+	ref{80819, 6},  // "delete"
+	ref{80825, 4},  // "read"
+	ref{80829, 5},  // "write"
 	ref{8202, 17},  // "openrouter:memory"
 	ref{26105, 10}, // "commentary"
 	ref{26115, 12}, // "final_answer"
@@ -5821,28 +5819,28 @@ var openRouterValues = [...]ref{
 	ref{8289, 17},  // "shell_call_output"
 	ref{8219, 16},  // "openrouter:shell"
 	ref{3784, 19},  // "openrouter:subagent"
-	ref{83771, 6},  // "create"
-	ref{83777, 6},  // "insert"
-	ref{83783, 11}, // "str_replace"
-	ref{83794, 4},  // "view"
+	ref{83736, 6},  // "create"
+	ref{83742, 6},  // "insert"
+	ref{83748, 11}, // "str_replace"
+	ref{83759, 4},  // "view"
 	ref{8235, 22},  // "openrouter:text_editor"
 	ref{8257, 22},  // "openrouter:tool_search"
 	ref{3803, 20},  // "openrouter:web_fetch"
 	ref{3374, 3},   // "url"
-	ref{79840, 6},  // "search"
+	ref{79805, 6},  // "search"
 	ref{3823, 21},  // "openrouter:web_search"
 	ref{35728, 13}, // "pareto-router"
 	ref{2633, 6},   // "prompt"
-	ref{85648, 12}, // "weighted_avg"
+	ref{85613, 12}, // "weighted_avg"
 	ref{335, 7},    // "content"
 	ref{2252, 4},   // "text"
 	ref{3893, 29},  // "web_search_preview_2025_03_11"
 	ref{3875, 18},  // "web_search_preview"
-	ref{88501, 11}, // "approximate"
-	ref{88549, 8},  // "explicit"
-	ref{88549, 8},  // "explicit"
-	ref{89072, 5},  // "allow"
-	ref{89077, 4},  // "deny"
+	ref{88466, 11}, // "approximate"
+	ref{88514, 8},  // "explicit"
+	ref{88514, 8},  // "explicit"
+	ref{89037, 5},  // "allow"
+	ref{89042, 4},  // "deny"
 	ref{13419, 6},  // "exacto"
 	ref{13425, 7},  // "latency"
 	ref{13432, 5},  // "price"
@@ -5853,30 +5851,30 @@ var openRouterValues = [...]ref{
 	ref{13752, 26}, // "reasoning.server_tool_call"
 	ref{13778, 17}, // "reasoning.summary"
 	ref{13795, 14}, // "reasoning.text"
-	ref{91047, 12}, // "summary_text"
-	ref{46338, 14}, // "reasoning_text"
+	ref{91012, 12}, // "summary_text"
+	ref{46303, 14}, // "reasoning_text"
 	ref{35741, 16}, // "response-healing"
 	ref{2567, 11},  // "output_text"
-	ref{92526, 10}, // "bio_policy"
-	ref{92536, 23}, // "data_residency_mismatch"
-	ref{92559, 16}, // "empty_image_file"
-	ref{92575, 24}, // "failed_to_download_image"
-	ref{92599, 30}, // "image_content_policy_violation"
-	ref{92629, 20}, // "image_file_not_found"
-	ref{92649, 20}, // "image_file_too_large"
-	ref{92669, 17}, // "image_parse_error"
+	ref{92491, 10}, // "bio_policy"
+	ref{92501, 23}, // "data_residency_mismatch"
+	ref{92524, 16}, // "empty_image_file"
+	ref{92540, 24}, // "failed_to_download_image"
+	ref{92564, 30}, // "image_content_policy_violation"
+	ref{92594, 20}, // "image_file_not_found"
+	ref{92614, 20}, // "image_file_too_large"
+	ref{92634, 17}, // "image_parse_error"
 	ref{718, 15},   // "image_too_large"
 	ref{733, 15},   // "image_too_small"
-	ref{92686, 20}, // "invalid_base64_image"
+	ref{92651, 20}, // "invalid_base64_image"
 	ref{748, 13},   // "invalid_image"
-	ref{92706, 20}, // "invalid_image_format"
-	ref{92726, 18}, // "invalid_image_mode"
-	ref{92744, 17}, // "invalid_image_url"
+	ref{92671, 20}, // "invalid_image_format"
+	ref{92691, 18}, // "invalid_image_mode"
+	ref{92709, 17}, // "invalid_image_url"
 	ref{761, 14},   // "invalid_prompt"
 	ref{926, 19},   // "rate_limit_exceeded"
-	ref{92761, 12}, // "server_error"
-	ref{92773, 28}, // "unsupported_image_media_type"
-	ref{92801, 20}, // "vector_store_timeout"
+	ref{92726, 12}, // "server_error"
+	ref{92738, 28}, // "unsupported_image_media_type"
+	ref{92766, 20}, // "vector_store_timeout"
 	ref{1375, 4},   // "auto"
 	ref{15014, 7},  // "default"
 	ref{18334, 4},  // "fast"
@@ -5885,7 +5883,7 @@ var openRouterValues = [...]ref{
 	ref{15033, 5},  // "scale"
 	ref{3686, 38},  // "openrouter:experimental__search_models"
 	ref{8279, 10},  // "shell_call"
-	ref{96212, 4},  // "exit"
+	ref{96177, 4},  // "exit"
 	ref{973, 7},    // "timeout"
 	ref{8289, 17},  // "shell_call_output"
 	ref{18832, 5},  // "shell"
@@ -5912,7 +5910,7 @@ var openRouterValues = [...]ref{
 	ref{13852, 6},  // "medium"
 	ref{13869, 5},  // "xhigh"
 	ref{1375, 4},   // "auto"
-	ref{40258, 8},  // "required"
+	ref{40223, 8},  // "required"
 	ref{8676, 13},  // "allowed_tools"
 	ref{8257, 22},  // "openrouter:tool_search"
 	ref{3993, 12},  // "url_citation"
@@ -5922,38 +5920,38 @@ var openRouterValues = [...]ref{
 	ref{3854, 21},  // "web_search_2025_08_26"
 	ref{3823, 21},  // "openrouter:web_search"
 	ref{3374, 3},   // "url"
-	ref{88501, 11}, // "approximate"
-	ref{88501, 11}, // "approximate"
+	ref{88466, 11}, // "approximate"
+	ref{88466, 11}, // "approximate"
 }
 
 var openRouterInts = [...]int32{
-	608, 609, 610, 951, 952, 1378, 1379, 1558, 1559, 1941, 320, 1942, 1943, 321, 1944, 3,
+	608, 609, 610, 950, 951, 1377, 1378, 1557, 1558, 1940, 320, 1941, 1942, 321, 1943, 3,
 	473, 4, 477, 237, 493, 11, 501, 14, 506, 18, 508, 21, 532, 23, 534, 29,
 	557, 31, 564, 612, 613, 615, 618, 619, 355, 638, 355, 645, 248, 692, 415, 696,
 	250, 698, 256, 704, 57, 722, 58, 725, 59, 727, 375, 729, 62, 735, 737, 738,
 	739, 60, 741, 87, 747, 61, 757, 65, 773, 71, 778, 782, 783, 784, 82, 791,
 	65, 796, 10, 818, 72, 820, 226, 833, 85, 835, 850, 851, 853, 395, 855, 104,
 	859, 425, 866, 264, 875, 106, 880, 377, 882, 95, 886, 12, 896, 264, 902, 106,
-	907, 62, 97, 914, 94, 926, 928, 929, 930, 954, 955, 956, 975, 976, 977, 443,
-	983, 444, 991, 440, 993, 379, 995, 452, 998, 1043, 1044, 1049, 52, 1056, 129, 1076,
-	52, 1082, 421, 1096, 1100, 1101, 1103, 142, 1110, 1122, 1124, 1125, 148, 1130, 52, 1142,
-	314, 1152, 1157, 1158, 1169, 1170, 1171, 1172, 1176, 1174, 1175, 162, 1180, 421, 1199, 1208,
-	1209, 1211, 421, 1213, 173, 1236, 10, 1299, 184, 1312, 193, 1349, 52, 1352, 52, 1357,
-	421, 1386, 1400, 1401, 1403, 1406, 1407, 1411, 1412, 1416, 1417, 1420, 1421, 213, 1424, 216,
-	1434, 443, 1437, 444, 1441, 376, 1443, 421, 1456, 421, 1461, 1491, 1493, 1497, 1502, 1503,
-	1510, 231, 1531, 1538, 1539, 1541, 1543, 1544, 1546, 262, 1582, 262, 1584, 12, 1591, 264,
-	1593, 248, 1597, 418, 1599, 250, 1601, 150, 1609, 373, 1612, 374, 1617, 440, 1620, 152,
-	1629, 14, 1634, 18, 1636, 14, 1641, 421, 1643, 421, 1651, 421, 1659, 421, 1666, 421,
-	1689, 450, 1696, 421, 1702, 421, 1713, 173, 1727, 421, 1742, 195, 1747, 421, 1757, 450,
-	1785, 421, 1800, 421, 1807, 421, 1822, 389, 1833, 389, 1840, 421, 1852, 152, 1862, 421,
-	1870, 421, 1875, 421, 1882, 421, 1895, 313, 1898, 317, 1905, 319, 1912, 323, 1933, 1935,
-	1936, 1937, 443, 1946, 444, 1950, 376, 1952, 443, 1955, 444, 1959, 376, 1961, 335, 1972,
-	337, 338, 1996, 364, 2029, 10, 2056, 72, 2058, 206, 2063, 395, 2082, 418, 2087, 250,
-	2089, 425, 2096, 403, 2100, 377, 2109, 383, 2115, 421, 2131, 421, 2144, 392, 2148, 393,
-	2150, 375, 2152, 391, 2154, 262, 2169, 262, 2171, 262, 2173, 296, 2175, 296, 2177, 412,
-	2192, 413, 2196, 166, 2199, 166, 2204, 420, 2207, 424, 2218, 429, 2233, 431, 2240, 436,
-	2260, 433, 2267, 443, 2273, 444, 2281, 379, 2283, 452, 2285, 442, 2294, 444, 2303, 451,
-	443, 2307, 444, 2311, 376, 2313, 443, 2318, 444, 2326, 379, 2328, 452, 2330, 447, 2332,
+	906, 62, 97, 913, 94, 925, 927, 928, 929, 953, 954, 955, 974, 975, 976, 443,
+	982, 444, 990, 440, 992, 379, 994, 452, 997, 1042, 1043, 1048, 52, 1055, 129, 1075,
+	52, 1081, 421, 1095, 1099, 1100, 1102, 142, 1109, 1121, 1123, 1124, 148, 1129, 52, 1141,
+	314, 1151, 1156, 1157, 1168, 1169, 1170, 1171, 1175, 1173, 1174, 162, 1179, 421, 1198, 1207,
+	1208, 1210, 421, 1212, 173, 1235, 10, 1298, 184, 1311, 193, 1348, 52, 1351, 52, 1356,
+	421, 1385, 1399, 1400, 1402, 1405, 1406, 1410, 1411, 1415, 1416, 1419, 1420, 213, 1423, 216,
+	1433, 443, 1436, 444, 1440, 376, 1442, 421, 1455, 421, 1460, 1490, 1492, 1496, 1501, 1502,
+	1509, 231, 1530, 1537, 1538, 1540, 1542, 1543, 1545, 262, 1581, 262, 1583, 12, 1590, 264,
+	1592, 248, 1596, 418, 1598, 250, 1600, 150, 1608, 373, 1611, 374, 1616, 440, 1619, 152,
+	1628, 14, 1633, 18, 1635, 14, 1640, 421, 1642, 421, 1650, 421, 1658, 421, 1665, 421,
+	1688, 450, 1695, 421, 1701, 421, 1712, 173, 1726, 421, 1741, 195, 1746, 421, 1756, 450,
+	1784, 421, 1799, 421, 1806, 421, 1821, 389, 1832, 389, 1839, 421, 1851, 152, 1861, 421,
+	1869, 421, 1874, 421, 1881, 421, 1894, 313, 1897, 317, 1904, 319, 1911, 323, 1932, 1934,
+	1935, 1936, 443, 1945, 444, 1949, 376, 1951, 443, 1954, 444, 1958, 376, 1960, 335, 1971,
+	337, 338, 1995, 364, 2028, 10, 2055, 72, 2057, 206, 2062, 395, 2081, 418, 2086, 250,
+	2088, 425, 2095, 403, 2099, 377, 2108, 383, 2114, 421, 2130, 421, 2143, 392, 2147, 393,
+	2149, 375, 2151, 391, 2153, 262, 2168, 262, 2170, 262, 2172, 296, 2174, 296, 2176, 412,
+	2191, 413, 2195, 166, 2198, 166, 2203, 420, 2206, 424, 2217, 429, 2232, 431, 2239, 436,
+	2259, 433, 2266, 443, 2272, 444, 2280, 379, 2282, 452, 2284, 442, 2293, 444, 2302, 451,
+	443, 2306, 444, 2310, 376, 2312, 443, 2317, 444, 2325, 379, 2327, 452, 2329, 447, 2331,
 }
 
 // openRouterText is every name, key, tag and value of the table, each once.
@@ -6511,12 +6509,12 @@ const openRouterText = "" +
 	"ChatStreamChunk/properties/id" + "ChatStreamChunk/properties/model" +
 	"ChatStreamChunk/properties/object" + "chat.completion.chunk" +
 	"ChatStreamChunk/properties/openrouter_metadata" +
-	"ChatStreamChunk/properties/openrouter_metadata/anyOf/1" + "ChatStreamChunk/properties/provider" +
-	"ChatStreamChunk/properties/service_tier" + "ChatStreamChunk/properties/system_fingerprint" +
-	"ChatStreamChunk/properties/usage" + "ChatStreamChunk/properties/usage/anyOf/1" +
-	"ChatStreamDelta/properties/annotations" + "ChatStreamDelta/properties/audio" +
-	"ChatStreamDelta/properties/content" + "ChatStreamDelta/properties/reasoning" +
-	"ChatStreamDelta/properties/reasoning_content" + "ChatStreamDelta/properties/reasoning_details" +
+	"ChatStreamChunk/properties/openrouter_metadata/anyOf/1" + "ChatStreamChunk/properties/service_tier" +
+	"ChatStreamChunk/properties/system_fingerprint" + "ChatStreamChunk/properties/usage" +
+	"ChatStreamChunk/properties/usage/anyOf/1" + "ChatStreamDelta/properties/annotations" +
+	"ChatStreamDelta/properties/audio" + "ChatStreamDelta/properties/content" +
+	"ChatStreamDelta/properties/reasoning" + "ChatStreamDelta/properties/reasoning_content" +
+	"ChatStreamDelta/properties/reasoning_details" +
 	"ChatStreamDelta/properties/reasoning_details/anyOf/1" + "ChatStreamDelta/properties/refusal" +
 	"ChatStreamDelta/properties/role" + "ChatStreamDelta/properties/tool_calls" +
 	"ChatStreamOptions/properties/include_usage" + "ChatStreamToolCall/properties/function" +

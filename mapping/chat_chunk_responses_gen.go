@@ -21,7 +21,6 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 		case "created": // mapping/chat_chunk_responses.yaml:21: gateway: created_at is the gateway's clock when the request arrived
 		case "model": // mapping/chat_chunk_responses.yaml:23: gateway: the Response names the model the client asked for; the routed upstream model is logged
 		case "system_fingerprint": // mapping/chat_chunk_responses.yaml:25: gateway: logged by the gateway; the Response has no place for it
-		case "provider": // mapping/chat_chunk_responses.yaml:27: gateway: the provider that served the request is logged by the gateway (an OpenRouter overlay field)
 		case "service_tier":
 			srcServiceTier = m
 			srcSet |= uint64(0x1)
@@ -37,12 +36,13 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 		case "usage":
 			srcUsage = m
 			srcSet |= uint64(0x10)
+		case "provider": // mapping/chat_chunk_responses.yaml:143: gateway: the provider that served the request is logged by the gateway
 		}
 	}
 	for ; srcSet != 0; srcSet &= srcSet - 1 {
 		switch bits.TrailingZeros64(srcSet) {
 		case 0:
-			// mapping/chat_chunk_responses.yaml:29: → service_tier
+			// mapping/chat_chunk_responses.yaml:27: → service_tier
 			switch string(srcServiceTier.Raw()) {
 			case "\"auto\"", "\"default\"", "\"fast\"", "\"flex\"", "\"priority\"", "\"scale\"", "\"ultrafast\"":
 				c.put(codec.Top, "service_tier", srcServiceTier.Raw())
@@ -50,7 +50,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				c.warn("service_tier", string(srcServiceTier.Raw())+" is not a value the mapping carries to service_tier; left out")
 			}
 		case 1:
-			// mapping/chat_chunk_responses.yaml:33: drop
+			// mapping/chat_chunk_responses.yaml:31: drop
 			c.drop(srcOpenrouterMetadata, "openrouter_metadata", "OpenRouter's routing report (attempts, endpoints, pipeline); the Response has no place for it")
 		case 2:
 			for i, e := range srcChoices.Elems() {
@@ -61,11 +61,11 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 						continue
 					}
 					switch string(k.Bytes()) {
-					case "index": // mapping/chat_chunk_responses.yaml:35: gateway: the gateway asks for one choice (n is never sent); others are ignored
+					case "index": // mapping/chat_chunk_responses.yaml:33: gateway: the gateway asks for one choice (n is never sent); others are ignored
 					case "finish_reason":
 						srcChoicesFinishReason = m
 						srcChoicesSet |= uint64(0x1)
-					case "native_finish_reason": // mapping/chat_chunk_responses.yaml:43: gateway: the provider's own reason is logged; finish_reason says what the Response needs
+					case "native_finish_reason": // mapping/chat_chunk_responses.yaml:41: gateway: the provider's own reason is logged; finish_reason says what the Response needs
 					case "logprobs":
 						srcChoicesLogprobs = m
 						srcChoicesSet |= uint64(0x2)
@@ -77,7 +77,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				for ; srcChoicesSet != 0; srcChoicesSet &= srcChoicesSet - 1 {
 					switch bits.TrailingZeros64(srcChoicesSet) {
 					case 0:
-						// mapping/chat_chunk_responses.yaml:37: → status
+						// mapping/chat_chunk_responses.yaml:35: → status
 						finishReason(c, srcChoicesFinishReason, atElem("choices", i, "finish_reason", "choices[0].finish_reason"), codec.Top, "")
 					case 1:
 						var srcChoicesLogprobsContent, srcChoicesLogprobsRefusal codec.Value
@@ -98,10 +98,10 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 						for ; srcChoicesLogprobsSet != 0; srcChoicesLogprobsSet &= srcChoicesLogprobsSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesLogprobsSet) {
 							case 0:
-								// mapping/chat_chunk_responses.yaml:45: → output[]{message}.content[]{output_text}.logprobs
+								// mapping/chat_chunk_responses.yaml:43: → output[]{message}.content[]{output_text}.logprobs
 								logprobs(c, srcChoicesLogprobsContent, atElem("choices", i, "logprobs.content", "choices[0].logprobs.content"), codec.Top, "")
 							case 1:
-								// mapping/chat_chunk_responses.yaml:55: drop
+								// mapping/chat_chunk_responses.yaml:53: drop
 								c.drop(srcChoicesLogprobsRefusal, atElem("choices", i, "logprobs.refusal", "choices[0].logprobs.refusal"), "the Response's refusal part has no log probabilities")
 							}
 						}
@@ -113,7 +113,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 								continue
 							}
 							switch string(k.Bytes()) {
-							case "role": // mapping/chat_chunk_responses.yaml:57: gateway: always assistant
+							case "role": // mapping/chat_chunk_responses.yaml:55: gateway: always assistant
 							case "reasoning_details":
 								srcChoicesDeltaReasoningDetails = m
 								srcChoicesDeltaSet |= uint64(0x1)
@@ -143,28 +143,28 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 						for ; srcChoicesDeltaSet != 0; srcChoicesDeltaSet &= srcChoicesDeltaSet - 1 {
 							switch bits.TrailingZeros64(srcChoicesDeltaSet) {
 							case 0:
-								// mapping/chat_chunk_responses.yaml:59: → output[]{reasoning}
+								// mapping/chat_chunk_responses.yaml:57: → output[]{reasoning}
 								reasoningDetails(c, srcChoicesDeltaReasoningDetails, atElem("choices", i, "delta.reasoning_details", "choices[0].delta.reasoning_details"), codec.Top, "")
 							case 1:
-								// mapping/chat_chunk_responses.yaml:66: → output[]{reasoning}.content[].text
+								// mapping/chat_chunk_responses.yaml:64: → output[]{reasoning}.content[].text
 								reasoningText(c, srcChoicesDeltaReasoning, atElem("choices", i, "delta.reasoning", "choices[0].delta.reasoning"), codec.Top, "")
 							case 2:
-								// mapping/chat_chunk_responses.yaml:70: → output[]{reasoning}.content[].text
+								// mapping/chat_chunk_responses.yaml:68: → output[]{reasoning}.content[].text
 								reasoningText(c, srcChoicesDeltaReasoningContent, atElem("choices", i, "delta.reasoning_content", "choices[0].delta.reasoning_content"), codec.Top, "")
 							case 3:
-								// mapping/chat_chunk_responses.yaml:74: → output[]{message}.content[]{output_text}.text
+								// mapping/chat_chunk_responses.yaml:72: → output[]{message}.content[]{output_text}.text
 								text(c, srcChoicesDeltaContent, atElem("choices", i, "delta.content", "choices[0].delta.content"), codec.Top, "")
 							case 4:
-								// mapping/chat_chunk_responses.yaml:78: → output[]{message}.content[]{refusal}.refusal
+								// mapping/chat_chunk_responses.yaml:76: → output[]{message}.content[]{refusal}.refusal
 								refusal(c, srcChoicesDeltaRefusal, atElem("choices", i, "delta.refusal", "choices[0].delta.refusal"), codec.Top, "")
 							case 5:
-								// mapping/chat_chunk_responses.yaml:82: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
+								// mapping/chat_chunk_responses.yaml:80: → output[]{message}.content[]{output_text}.annotations[]{url_citation}
 								annotations(c, srcChoicesDeltaAnnotations, atElem("choices", i, "delta.annotations", "choices[0].delta.annotations"), codec.Top, "")
 							case 6:
-								// mapping/chat_chunk_responses.yaml:88: drop
+								// mapping/chat_chunk_responses.yaml:86: drop
 								c.drop(srcChoicesDeltaAudio, atElem("choices", i, "delta.audio", "choices[0].delta.audio"), "the Response's message has no audio")
 							case 7:
-								// mapping/chat_chunk_responses.yaml:90: → output[]{function_call}
+								// mapping/chat_chunk_responses.yaml:88: → output[]{function_call}
 								toolCalls(c, srcChoicesDeltaToolCalls, atElem("choices", i, "delta.tool_calls", "choices[0].delta.tool_calls"), codec.Top, "")
 							}
 						}
@@ -172,7 +172,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				}
 			}
 		case 3:
-			// mapping/chat_chunk_responses.yaml:102: → error
+			// mapping/chat_chunk_responses.yaml:100: → error
 			streamError(c, srcError, "error", codec.Top, "")
 		case 4:
 			var srcUsagePromptTokens, srcUsagePromptTokensDetails, srcUsageCompletionTokens, srcUsageCompletionTokensDetails, srcUsageTotalTokens, srcUsageCost, srcUsageServerToolUseDetails codec.Value
@@ -200,8 +200,8 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				case "cost":
 					srcUsageCost = m
 					srcUsageSet |= uint64(0x20)
-				case "cost_details": // mapping/chat_chunk_responses.yaml:134: gateway: logged by the gateway
-				case "is_byok": // mapping/chat_chunk_responses.yaml:136: gateway: logged by the gateway
+				case "cost_details": // mapping/chat_chunk_responses.yaml:132: gateway: logged by the gateway
+				case "is_byok": // mapping/chat_chunk_responses.yaml:134: gateway: logged by the gateway
 				case "server_tool_use_details":
 					srcUsageServerToolUseDetails = m
 					srcUsageSet |= uint64(0x40)
@@ -210,7 +210,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 			for ; srcUsageSet != 0; srcUsageSet &= srcUsageSet - 1 {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
-					// mapping/chat_chunk_responses.yaml:108: → usage.input_tokens
+					// mapping/chat_chunk_responses.yaml:106: → usage.input_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
 					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
@@ -237,21 +237,21 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					for ; srcUsagePromptTokensDetailsSet != 0; srcUsagePromptTokensDetailsSet &= srcUsagePromptTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
-							// mapping/chat_chunk_responses.yaml:110: → usage.input_tokens_details.cached_tokens
+							// mapping/chat_chunk_responses.yaml:108: → usage.input_tokens_details.cached_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
-							// mapping/chat_chunk_responses.yaml:112: → usage.input_tokens_details.cache_write_tokens
+							// mapping/chat_chunk_responses.yaml:110: → usage.input_tokens_details.cache_write_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
-							// mapping/chat_chunk_responses.yaml:114: drop
+							// mapping/chat_chunk_responses.yaml:112: drop
 							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						case 3:
-							// mapping/chat_chunk_responses.yaml:116: drop
+							// mapping/chat_chunk_responses.yaml:114: drop
 							c.drop(srcUsagePromptTokensDetailsVideoTokens, "usage.prompt_tokens_details.video_tokens", "the Response's usage has no video tokens")
 						}
 					}
 				case 2:
-					// mapping/chat_chunk_responses.yaml:118: → usage.output_tokens
+					// mapping/chat_chunk_responses.yaml:116: → usage.output_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
 					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
@@ -278,27 +278,27 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					for ; srcUsageCompletionTokensDetailsSet != 0; srcUsageCompletionTokensDetailsSet &= srcUsageCompletionTokensDetailsSet - 1 {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
-							// mapping/chat_chunk_responses.yaml:120: → usage.output_tokens_details.reasoning_tokens
+							// mapping/chat_chunk_responses.yaml:118: → usage.output_tokens_details.reasoning_tokens
 							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
-							// mapping/chat_chunk_responses.yaml:122: drop
+							// mapping/chat_chunk_responses.yaml:120: drop
 							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
 						case 2:
-							// mapping/chat_chunk_responses.yaml:124: drop
+							// mapping/chat_chunk_responses.yaml:122: drop
 							c.drop(srcUsageCompletionTokensDetailsRejectedPredictionTokens, "usage.completion_tokens_details.rejected_prediction_tokens", "the Responses API has no predicted outputs")
 						case 3:
-							// mapping/chat_chunk_responses.yaml:126: drop
+							// mapping/chat_chunk_responses.yaml:124: drop
 							c.drop(srcUsageCompletionTokensDetailsAudioTokens, "usage.completion_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
 						}
 					}
 				case 4:
-					// mapping/chat_chunk_responses.yaml:128: → usage.total_tokens
+					// mapping/chat_chunk_responses.yaml:126: → usage.total_tokens
 					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
-					// mapping/chat_chunk_responses.yaml:130: → usage
+					// mapping/chat_chunk_responses.yaml:128: → usage
 					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")
 				case 6:
-					// mapping/chat_chunk_responses.yaml:138: drop
+					// mapping/chat_chunk_responses.yaml:136: drop
 					c.drop(srcUsageServerToolUseDetails, "usage.server_tool_use_details", "the Response's usage has no server tool counts (its web_search_call items show the searches)")
 				}
 			}
@@ -308,5 +308,9 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 
 // isChatChunkResponsesExtra reports whether key is one of the extras of mapping/chat_chunk_responses.yaml: a top-level key the spec does not know, handled by the mapping.
 func isChatChunkResponsesExtra(key []byte) bool {
+	switch string(key) {
+	case "provider":
+		return true
+	}
 	return false
 }

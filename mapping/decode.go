@@ -101,8 +101,8 @@ func clipPath(p string) string {
 // ChunkExtra and BodyExtra report whether a top-level key the spec does
 // not declare is one of the mapping's extras for a chunk (a completion),
 // which Chunk (Body) handles without a warning: for codec.Doc.Quiet, so
-// that decoding makes no finding of them (a key an upstream sends in
-// every chunk).
+// that decoding makes no finding of them (OpenRouter's provider, in every
+// chunk).
 func ChunkExtra(key []byte) bool { return isChatChunkResponsesExtra(key) }
 
 // BodyExtra: see ChunkExtra.

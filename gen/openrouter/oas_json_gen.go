@@ -27207,12 +27207,6 @@ func (s *ChatStreamChunk) encodeFields(e *jx.Encoder) {
 		}
 	}
 	{
-		if s.Provider.Set {
-			e.FieldStart("provider")
-			s.Provider.Encode(e)
-		}
-	}
-	{
 		if s.ServiceTier.Set {
 			e.FieldStart("service_tier")
 			s.ServiceTier.Encode(e)
@@ -27240,18 +27234,17 @@ func (s *ChatStreamChunk) encodeFields(e *jx.Encoder) {
 	}
 }
 
-var jsonFieldsNameOfChatStreamChunk = [11]string{
-	0:  "choices",
-	1:  "created",
-	2:  "error",
-	3:  "id",
-	4:  "model",
-	5:  "object",
-	6:  "openrouter_metadata",
-	7:  "provider",
-	8:  "service_tier",
-	9:  "system_fingerprint",
-	10: "usage",
+var jsonFieldsNameOfChatStreamChunk = [10]string{
+	0: "choices",
+	1: "created",
+	2: "error",
+	3: "id",
+	4: "model",
+	5: "object",
+	6: "openrouter_metadata",
+	7: "service_tier",
+	8: "system_fingerprint",
+	9: "usage",
 }
 
 // Decode decodes ChatStreamChunk from json.
@@ -27339,16 +27332,6 @@ func (s *ChatStreamChunk) Decode(d *jx.Decoder) error {
 				return nil
 			}(); err != nil {
 				return errors.Wrap(err, "decode field \"openrouter_metadata\"")
-			}
-		case "provider":
-			if err := func() error {
-				s.Provider.Reset()
-				if err := s.Provider.Decode(d); err != nil {
-					return err
-				}
-				return nil
-			}(); err != nil {
-				return errors.Wrap(err, "decode field \"provider\"")
 			}
 		case "service_tier":
 			if err := func() error {

@@ -14398,8 +14398,6 @@ type ChatStreamChunk struct {
 	Model              OptNilString                `json:"model"`
 	Object             OptNilChatStreamChunkObject `json:"object"`
 	OpenrouterMetadata OptNilOpenRouterMetadata    `json:"openrouter_metadata"`
-	// The provider that served the request.
-	Provider OptNilString `json:"provider"`
 	// The service tier used by the upstream provider for this request.
 	ServiceTier OptNilString `json:"service_tier"`
 	// System fingerprint.
@@ -14441,11 +14439,6 @@ func (s *ChatStreamChunk) GetObject() OptNilChatStreamChunkObject {
 // GetOpenrouterMetadata returns the value of OpenrouterMetadata.
 func (s *ChatStreamChunk) GetOpenrouterMetadata() OptNilOpenRouterMetadata {
 	return s.OpenrouterMetadata
-}
-
-// GetProvider returns the value of Provider.
-func (s *ChatStreamChunk) GetProvider() OptNilString {
-	return s.Provider
 }
 
 // GetServiceTier returns the value of ServiceTier.
@@ -14501,11 +14494,6 @@ func (s *ChatStreamChunk) SetObject(val OptNilChatStreamChunkObject) {
 // SetOpenrouterMetadata sets the value of OpenrouterMetadata.
 func (s *ChatStreamChunk) SetOpenrouterMetadata(val OptNilOpenRouterMetadata) {
 	s.OpenrouterMetadata = val
-}
-
-// SetProvider sets the value of Provider.
-func (s *ChatStreamChunk) SetProvider(val OptNilString) {
-	s.Provider = val
 }
 
 // SetServiceTier sets the value of ServiceTier.

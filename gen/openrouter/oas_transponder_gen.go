@@ -1322,8 +1322,6 @@ func (s *ChatStreamChunk) specField(name string) (present, null, known bool) {
 		return s.Object.Set, s.Object.Null, true
 	case "openrouter_metadata":
 		return s.OpenrouterMetadata.Set, s.OpenrouterMetadata.Null, true
-	case "provider":
-		return s.Provider.Set, s.Provider.Null, true
 	case "service_tier":
 		return s.ServiceTier.Set, s.ServiceTier.Null, true
 	case "system_fingerprint":

@@ -173,9 +173,8 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	t.req, t.opts, t.stream = req, opts, stream
 	t.chunk, _ = codec.OpenRouter.Payload(codec.ChatChunk)
 	t.body, _ = codec.OpenRouter.Payload(codec.ChatBody)
-	// The mapping's extras (top-level keys the spec lacks that it reads;
-	// none now: OpenRouter's provider is declared by its overlay) are
-	// read as it says, not found unknown in every chunk.
+	// The mapping's extras (a chunk's provider) are read as it says, not
+	// found unknown in every chunk.
 	if stream {
 		t.doc.Quiet(mapping.ChunkExtra)
 	} else {
