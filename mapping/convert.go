@@ -77,6 +77,7 @@ func (c *conv) reset() {
 	c.b.Reset()
 	c.h.reset()
 	c.tools.reset()
+	c.names.next()
 }
 
 // conv is one conversion.
@@ -104,6 +105,7 @@ type conv struct {
 
 	h     history // the input items' reduction
 	tools ToolMap // the tools as the upstream sees them
+	names names   // the tools' names, as strings, kept from one request to the next
 
 	scratch, scratchOut []byte
 	joined              []byte // texts joined into one (textOnly, texts)

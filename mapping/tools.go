@@ -197,7 +197,7 @@ func (c *conv) offerTools() {
 		c.tools.tools = make([]VirtualTool, 0, n)
 	}
 	for _, t := range c.top.tools.Elems() {
-		if vt, ok := plainTool(t, custom); ok {
+		if vt, ok := c.plainTool(t, custom); ok {
 			c.tools.add(vt) // a name taken twice: uniqueTools refuses it
 		} else if t.Get("type").IsStr("namespace") {
 			spaces = append(spaces, t)
@@ -209,11 +209,11 @@ func (c *conv) offerTools() {
 }
 
 // plainTool is the entry of a tool offered under its own name.
-func plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
+func (c *conv) plainTool(t codec.Value, custom bool) (VirtualTool, bool) {
 	typ := toolType(t.Get("type"))
 	switch typ {
 	case "function", "custom":
-		name, _ := t.Get("name").Str()
+		name := c.names.of(t.Get("name"))
 		return VirtualTool{Name: name, Type: typ, ToolName: name, Custom: custom && typ == "custom"}, true
 	case "local_shell", "shell", "apply_patch":
 		return VirtualTool{Name: typ, Type: typ}, true
@@ -290,7 +290,7 @@ func (c *conv) loadTools(tools codec.Value, path string) {
 	for i, t := range tools.Elems() {
 		p := at(path, i, "")
 		typ, _ := t.Get("type").Str()
-		if vt, ok := plainTool(t, custom); ok {
+		if vt, ok := c.plainTool(t, custom); ok {
 			dup, ok := c.tools.add(vt)
 			switch {
 			case dup:
@@ -359,4 +359,45 @@ func (c *conv) functionBody(fn codec.Ref, t codec.Value, path string) {
 		c.warn(path+".output_schema", "chat tools declare no output schema")
 	}
 	c.toolExtras(t, path, "tools")
+}
+
+// names are the tool names a Converter made strings of (the tool map's
+// are strings): a client sends the same tools with every request, and a
+// name made for an earlier one is used again rather than made anew (a
+// string is immutable; the tool maps handed out keep theirs). A
+// Converter's first conversion keeps none: a Converter used once (what
+// ResponsesToChat makes) has no use for them.
+type names struct {
+	made          []string
+	keep, started bool
+}
+
+// next readies n for a conversion.
+func (n *names) next() { n.keep, n.started = n.started, true }
+
+// maxNames bounds the names kept: past it, they start over.
+const maxNames = 64
+
+// of is the string v holds ("" for another kind).
+func (n *names) of(v codec.Value) string {
+	raw := v.Raw()
+	if v.Kind() != codec.String || bytes.IndexByte(raw, '\\') >= 0 {
+		s, _ := v.Str()
+		return s
+	}
+	raw = raw[1 : len(raw)-1]
+	for _, s := range n.made {
+		if s == string(raw) {
+			return s
+		}
+	}
+	if !n.keep {
+		return string(raw)
+	}
+	if len(n.made) == maxNames {
+		n.made = n.made[:0]
+	}
+	s := string(raw)
+	n.made = append(n.made, s)
+	return s
 }
