@@ -216,3 +216,37 @@ func TestFindProp(t *testing.T) {
 		}
 	}
 }
+
+// findCase finds every case of every union of every table by its value,
+// and no value that is not one, as a scan of the cases would.
+func TestFindCase(t *testing.T) {
+	for _, d := range Dialects {
+		tab := &d.tables
+		for si := range tab.schemas {
+			cases := tab.casesOf(&tab.schemas[si])
+			scan := func(v string) int32 {
+				for i := range cases {
+					if tab.str(cases[i].value) == v {
+						return int32(i)
+					}
+				}
+				return -1
+			}
+			try := func(v string) {
+				if got, want := tab.findCase(cases, []byte(v)), scan(v); got != want {
+					t.Fatalf("%s: schema %d: findCase(%q) = %d, want %d", d.name, si, v, got, want)
+				}
+			}
+			try("")
+			for i := range cases {
+				v := tab.str(cases[i].value)
+				try(v)
+				try(v + "x")
+				if len(v) > 0 {
+					try(v[:len(v)-1])
+					try(v[:len(v)-1] + string(v[len(v)-1]+1))
+				}
+			}
+		}
+	}
+}

@@ -76,6 +76,16 @@ func (x *decoder) tagged(si int32) error {
 // findCase is the index of the case of value v among cases (sorted), or
 // -1.
 func (t *tables) findCase(cases []tagCase, v []byte) int32 {
+	if len(cases) <= 8 {
+		// Few: each compared, by length before the bytes (a reasoning
+		// detail's four types have four lengths), as findProp does.
+		for i := range cases {
+			if c := cases[i].value; int(c.n) == len(v) && t.str(c) == string(v) {
+				return int32(i)
+			}
+		}
+		return -1
+	}
 	lo, hi := 0, len(cases)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
