@@ -348,7 +348,7 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		if n.kind == bObject {
-			dst = append(AppendString(dst, b.nodes[c].key), ':')
+			dst = appendKey(dst, b.nodes[c].key)
 		}
 		var full bool
 		if dst, full = b.appendNode(dst, c); full {
@@ -358,6 +358,28 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 		}
 	}
 	return append(dst, close), some
+}
+
+// appendKey appends "key": — keys are short and plain (a mapping's
+// names, a spec's): a byte loop checks one (fewer instructions than
+// words for these lengths), and it is written with one check of dst's
+// capacity; another is escaped by AppendString.
+func appendKey(dst []byte, key string) []byte {
+	for i := 0; i < len(key); i++ {
+		if !plain[key[i]] {
+			return append(AppendString(dst, key), ':')
+		}
+	}
+	n := len(dst)
+	if cap(dst)-n < len(key)+3 {
+		dst = append(dst[:n:n], make([]byte, len(key)+3)...)
+	}
+	dst = dst[:n+len(key)+3]
+	dst[n] = '"'
+	copy(dst[n+1:], key)
+	dst[n+1+len(key)] = '"'
+	dst[n+2+len(key)] = ':'
+	return dst
 }
 
 // AppendString appends s as a JSON string: quotes, backslashes and

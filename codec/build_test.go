@@ -227,3 +227,19 @@ func TestBuilderLeavesOutEmpty(t *testing.T) {
 		t.Errorf("an empty payload: %s", got)
 	}
 }
+
+// Keys are written as JSON strings whatever they hold: a plain one as it
+// is, one with a quote, a backslash, a control character or invalid UTF-8
+// escaped (the ad-hoc Builders copy a request's keys), non-ASCII kept.
+func TestBuilderKeys(t *testing.T) {
+	var b codec.Builder
+	b.Reset()
+	for _, k := range []string{"model", "max_completion_tokens_and_more", "a\"b", "back\\slash", "tab\there", "é", "\xff", ""} {
+		b.SetJSON(codec.Top, k, "1")
+	}
+	got := string(b.AppendJSON(make([]byte, 0, 4))) // grown by the keys
+	want := `{"model":1,"max_completion_tokens_and_more":1,"a\"b":1,"back\\slash":1,"tab\there":1,"é":1,"` + "\ufffd" + `":1,"":1}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
