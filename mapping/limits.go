@@ -116,6 +116,9 @@ func (l *limits) check(chat bool) *Error {
 		if f.Kind() != codec.Number {
 			continue
 		}
+		if in, ok := decimalIn(f.Raw(), bounds[i].min, bounds[i].max); ok && in {
+			continue // (0.7: no float parsed)
+		}
 		// ±Inf for a number beyond float64
 		if x, _ := f.Float(); x < bounds[i].min || x > bounds[i].max {
 			return boundError(i, f, x)
@@ -153,6 +156,51 @@ func (l *limits) check(chat bool) *Error {
 		}
 	}
 	return nil
+}
+
+// decimalIn reports whether the JSON number raw is within [lo, hi]
+// (whole numbers), read from its digits: ok false for one it leaves to
+// ParseFloat (an exponent, many digits, bounds not whole). The bounds'
+// checks of a request's temperature and top_p, without strconv's code in
+// the instruction cache.
+func decimalIn(raw []byte, lo, hi float64) (in, ok bool) {
+	l, h := int64(lo), int64(hi)
+	if float64(l) != lo || float64(h) != hi {
+		return false, false
+	}
+	i, neg := 0, len(raw) > 0 && raw[0] == '-'
+	if neg {
+		i = 1
+	}
+	// The magnitude n+f: n its whole part, 0 ≤ f < 1, frac: f > 0.
+	var n int64
+	start := i
+	for ; i < len(raw) && raw[i] >= '0' && raw[i] <= '9'; i++ {
+		if i-start == 15 {
+			return false, false
+		}
+		n = n*10 + int64(raw[i]-'0')
+	}
+	if i == start {
+		return false, false
+	}
+	frac := false
+	if i < len(raw) && raw[i] == '.' {
+		for i++; i < len(raw) && raw[i] >= '0' && raw[i] <= '9'; i++ {
+			frac = frac || raw[i] != '0'
+		}
+	}
+	if i != len(raw) {
+		return false, false // an exponent
+	}
+	// atMost: n+f ≤ k; atLeast: n+f ≥ k (k whole).
+	atMost := func(k int64) bool { return n < k || n == k && !frac }
+	atLeast := func(k int64) bool { return n >= k }
+	if !neg || n == 0 && !frac { // (-0 is 0)
+		return (l <= 0 || atLeast(l)) && h >= 0 && atMost(h), true
+	}
+	// -(n+f) ≥ l and ≤ h
+	return l <= 0 && atMost(-l) && (h >= 0 || atLeast(-h)), true
 }
 
 // checkModel refuses a model name with a control character (escaped: raw
