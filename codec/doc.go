@@ -75,6 +75,7 @@ type nodeRec struct {
 	tcase            int32 // the case of the union the tag's value is, or -1
 	start, end       int32 // the value's span
 	tagStart, tagEnd int32 // the tag value's span (with quotes); 0, 0 if absent
+	path             int32 // the last step of its path in Doc.segs, -1 for the top level
 	parent           int32 // the enclosing node, or -1
 	flags            nodeFlags
 }
@@ -230,41 +231,8 @@ func (n Node) Offset() int { return int(n.rec().start) }
 // Path is the node's JSON path, e.g. "input[3].content[0]" ("" for the top
 // level).
 func (n Node) Path() string {
-	var buf [128]byte
-	return string(n.d.appendPathAt(buf[:0], n.rec().start))
-}
-
-// appendPathAt appends the path of the value that starts at off, a
-// node's, found from the top down (a node's ancestors are all walked:
-// their members are on the tape). Decode records no path for a node: most
-// are never asked theirs (only a warning or an error names one), and
-// the steps cost a stream's chunk 2% of its instructions.
-func (d *Doc) appendPathAt(dst []byte, off int32) []byte {
-	v := d.Value()
-	for v.start != off {
-		var next Value
-		switch v.Kind() {
-		case Object:
-			for k, m := range v.Members() {
-				if m.start <= off && off < m.end {
-					dst, next = appendKeyTo(dst, clipBytes(unquote(k.raw))), m
-					break
-				}
-			}
-		case Array:
-			for i, e := range v.Elems() {
-				if e.start <= off && off < e.end {
-					dst, next = append(strconv.AppendInt(append(dst, '['), int64(i), 10), ']'), e
-					break
-				}
-			}
-		}
-		if !next.Exists() {
-			break // (not a value's start: no node's)
-		}
-		v = next
-	}
-	return dst
+	r := n.rec()
+	return n.d.pathString(n.d.steps(r.path))
 }
 
 // Parent is the innermost node the node is in.

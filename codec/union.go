@@ -41,7 +41,7 @@ func (x *decoder) tagged(si int32) error {
 		// first whose required keys are there.
 		variant, flags = x.untagged(s, start), nodeDefault
 	}
-	x.doc.nodes = append(x.doc.nodes, nodeRec{union: si, variant: variant, tcase: tcase, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags})
+	x.doc.nodes = append(x.doc.nodes, nodeRec{union: si, variant: variant, tcase: tcase, start: int32(start), tagStart: int32(ts), tagEnd: int32(te), parent: x.parent, flags: flags, path: x.record()})
 	n := int32(len(x.doc.nodes) - 1)
 	switch {
 	case variant >= 0:
