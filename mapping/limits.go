@@ -158,11 +158,14 @@ func (l *limits) check(chat bool) *Error {
 	return nil
 }
 
-// decimalIn reports whether the JSON number raw is within [lo, hi]
-// (whole numbers), read from its digits: ok false for one it leaves to
-// ParseFloat (an exponent, many digits, bounds not whole). The bounds'
-// checks of a request's temperature and top_p, without strconv's code in
-// the instruction cache.
+// decimalIn reports whether the JSON number raw, as the exact decimal it
+// writes, is within [lo, hi] (whole numbers), read from its digits: ok
+// false for one it leaves to ParseFloat (an exponent, a whole part of 15
+// digits or more, bounds not whole). in implies that the float64 nearest
+// raw is within them too (the bounds are floats exactly), not the
+// converse: 2.0000000000000000001 is out here and 2 as a float, so only
+// in is taken as an answer. The bounds' checks of a request's temperature
+// and top_p, without strconv's code in the instruction cache.
 func decimalIn(raw []byte, lo, hi float64) (in, ok bool) {
 	l, h := int64(lo), int64(hi)
 	if float64(l) != lo || float64(h) != hi {
