@@ -91,7 +91,7 @@ func (d *Doc) Release() {
 
 // truncate drops what d read of its payload, keeping the memory.
 func (d *Doc) truncate() {
-	d.nodes, d.finds, d.segs, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.spans[:0], d.conts[:0], d.ents[:0]
+	d.nodes, d.finds, d.segs, d.npaths, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.npaths[:0], d.spans[:0], d.conts[:0], d.ents[:0]
 }
 
 // Decode decodes data against r (see Doc.Decode).

@@ -46,7 +46,8 @@ type Doc struct {
 	data    []byte
 	nodes   []nodeRec
 	finds   []Finding
-	segs    []pathSeg // the paths of nodes and findings, as a tree
+	segs    []pathSeg // the paths of findings, as a tree
+	npaths  []seg     // the paths of nodes, each whole (nodeRec.pathAt)
 	spans   []span    // where large values end, by start (Value skips them in one step)
 	conts   []cont    // the objects and arrays Decode walked, by start (see tape.go)
 	ents    []ent     // their members and elements
@@ -75,7 +76,7 @@ type nodeRec struct {
 	tcase            int32 // the case of the union the tag's value is, or -1
 	start, end       int32 // the value's span
 	tagStart, tagEnd int32 // the tag value's span (with quotes); 0, 0 if absent
-	path             int32 // the last step of its path in Doc.segs, -1 for the top level
+	pathAt, pathLen  int32 // its path: Doc.npaths[pathAt:][:pathLen]
 	parent           int32 // the enclosing node, or -1
 	flags            nodeFlags
 }
@@ -232,7 +233,7 @@ func (n Node) Offset() int { return int(n.rec().start) }
 // level).
 func (n Node) Path() string {
 	r := n.rec()
-	return n.d.pathString(n.d.steps(r.path))
+	return n.d.pathString(n.d.npaths[r.pathAt : r.pathAt+r.pathLen])
 }
 
 // Parent is the innermost node the node is in.

@@ -7,6 +7,7 @@ type firstMemory struct {
 	ents       [32]ent
 	conts      [8]cont
 	segs       [8]pathSeg
+	npaths     [16]seg
 	nodes      [4]nodeRec
 	path       [12]seg
 	steps      [12]int32
@@ -15,7 +16,7 @@ type firstMemory struct {
 
 func (d *Doc) firstMemory() {
 	m := new(firstMemory)
-	d.ents, d.conts, d.segs, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.nodes[:0]
+	d.ents, d.conts, d.segs, d.npaths, d.nodes = m.ents[:0], m.conts[:0], m.segs[:0], m.npaths[:0], m.nodes[:0]
 	x := &d.scratch
 	x.path, x.steps, x.undeclared = m.path[:0], m.steps[:0], m.undeclared[:0]
 }

@@ -6,7 +6,7 @@ package codec
 // into the one Doc it keeps. The Value, and every Value read from it, is
 // valid until d's next use.
 func (d *Doc) Parse(data []byte) (Value, bool) {
-	*d = Doc{nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], spans: d.spans[:0], conts: d.conts[:0], ents: d.ents[:0], scratch: d.scratch}
+	*d = Doc{nodes: d.nodes[:0], finds: d.finds[:0], segs: d.segs[:0], npaths: d.npaths[:0], spans: d.spans[:0], conts: d.conts[:0], ents: d.ents[:0], scratch: d.scratch}
 	if !Valid(data) {
 		return Value{}, false
 	}
