@@ -22,7 +22,7 @@ func (c *conv) hasNestedTools() bool {
 	for _, f := range c.doc.Findings() {
 		// The decoder finds the chat shape's "function" unknown.
 		if f.Kind == codec.UnknownField && string(f.Raw) != "" && string(f.NameBytes()) == "function" {
-			for _, t := range c.top.tools.Elems() {
+			for _, t := range c.top.limits.tools.Elems() {
 				if isNestedTool(t) {
 					return true
 				}

@@ -31,10 +31,10 @@ func (c *conv) check() *Error {
 	}
 	// OpenAI refuses a request without a model; an upstream would pick one
 	// of its own (OpenRouter: the account's default) or refuse it later.
-	if !present(c.top.model) {
+	if !present(c.top.limits.model) {
 		return &Error{Message: "Missing required parameter: 'model'.", Param: "model", Code: "missing_required_parameter"}
 	}
-	if m := c.top.model; m.Kind() != codec.String || m.IsStr("") {
+	if m := c.top.limits.model; m.Kind() != codec.String || m.IsStr("") {
 		return &Error{Message: "Missing required parameter: 'model' (an empty string names no model).", Param: "model", Code: "missing_required_parameter"}
 	}
 	if in := c.top.input; in.Kind() == codec.Array && isEmpty(in) {

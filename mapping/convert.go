@@ -123,8 +123,8 @@ type conv struct {
 }
 
 type topFields struct {
-	model, background, conversation, toolChoice, tools, sessionID, input codec.Value
-	limits                                                               limits // checkLimits' fields
+	background, conversation, toolChoice, sessionID, input codec.Value
+	limits                                                 limits // checkLimits' fields: model and tools among them
 }
 
 func (c *conv) capture(v codec.Value) {
@@ -147,7 +147,6 @@ func (c *conv) capture(v codec.Value) {
 			c.top.input = m
 		}
 	}
-	c.top.model, c.top.tools = c.top.limits.model, c.top.limits.tools
 }
 
 type allowedTool struct{ typ, name string }

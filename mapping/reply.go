@@ -78,25 +78,9 @@ func FinishOf(reason string) (f Finish, ok bool) {
 	return f, true
 }
 
-// knownFinish is the finish reason the chat specs list whose JSON is raw
-// (a switch: a map hashed it for every response).
-func knownFinish(raw []byte) (string, bool) {
-	switch string(raw) {
-	case `"stop"`:
-		return "stop", true
-	case `"tool_calls"`:
-		return "tool_calls", true
-	case `"function_call"`:
-		return "function_call", true
-	case `"length"`:
-		return "length", true
-	case `"content_filter"`:
-		return "content_filter", true
-	case `"error"`:
-		return "error", true
-	}
-	return "", false
-}
+// finishReasons are the finish reasons the chat specs list (FinishOf's),
+// for oneOf: the string of one is not made anew for every response.
+var finishReasons = [...]string{"stop", "tool_calls", "function_call", "length", "content_filter", "error"}
 
 // Reply converts the chat completion, or the chunks, of one response.
 // Reuse it (Reset between responses): it keeps its memory.

@@ -25,3 +25,16 @@ func TestEmpty(t *testing.T) {
 		}
 	}
 }
+
+// finishReasons (what finishReason reads without making a string) are the
+// reasons FinishOf knows.
+func TestFinishReasons(t *testing.T) {
+	for _, r := range finishReasons {
+		if _, ok := FinishOf(r); !ok {
+			t.Errorf("%q: not a reason FinishOf knows", r)
+		}
+	}
+	if _, ok := FinishOf("stopped"); ok {
+		t.Error("FinishOf knows any reason")
+	}
+}

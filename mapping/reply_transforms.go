@@ -15,10 +15,7 @@ import (
 //
 //transponder:transform string ->
 func finishReason(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	s, known := knownFinish(v.Raw())
-	if !known {
-		s, _ = v.Str()
-	}
+	s := oneOf(v, finishReasons[:])
 	f, ok := FinishOf(s)
 	if !ok {
 		c.warn(path, "finish reason "+strconv.Quote(s)+" is not one the chat specs list; taken as completed")

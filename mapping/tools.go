@@ -19,7 +19,7 @@ import (
 // name, others by their type.
 func (c *conv) offered() []allowedTool {
 	var out []allowedTool
-	for _, t := range c.top.tools.Elems() {
+	for _, t := range c.top.limits.tools.Elems() {
 		typ, _ := t.Get("type").Str()
 		switch typ {
 		case "function", "custom":
@@ -191,12 +191,12 @@ func (c *conv) offerTools() {
 	var spaces []codec.Value
 	if cap(c.tools.tools) == 0 { // a Converter's first request: the map at its size, at once
 		n := 0
-		for range c.top.tools.Elems() {
+		for range c.top.limits.tools.Elems() {
 			n++
 		}
 		c.tools.tools = make([]VirtualTool, 0, n)
 	}
-	for _, t := range c.top.tools.Elems() {
+	for _, t := range c.top.limits.tools.Elems() {
 		if vt, ok := c.plainTool(t, custom); ok {
 			c.tools.add(vt) // a name taken twice: uniqueTools refuses it
 		} else if t.Get("type").IsStr("namespace") {
