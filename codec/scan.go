@@ -273,12 +273,13 @@ func (x *decoder) str() (end int, err error) {
 			if m := k.special(load8(d, i)); m != 0 {
 				// The lowest bit marks the first such byte exactly.
 				i += bits.TrailingZeros64(m) >> 3
-				break
+				goto found
 			}
 		}
 		for i < len(d) && plain[d[i]] {
 			i++
 		}
+	found:
 		if i >= len(d) {
 			x.pos = i
 			return 0, x.syntax("unterminated string")
