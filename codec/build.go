@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"iter"
 	"math/bits"
 	"unicode/utf8"
@@ -361,25 +362,61 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 }
 
 // appendKey appends "key": — keys are short and plain (a mapping's
-// names, a spec's): a byte loop checks one (fewer instructions than
-// words for these lengths), and it is written with one check of dst's
-// capacity; another is escaped by AppendString.
+// names, a spec's): a key of four bytes or more is copied a word at a
+// time (two overlapping words where its length is not a multiple of
+// theirs), each word checked as it is copied, with one check of dst's
+// capacity; a key with a byte to escape is written again by AppendString.
 func appendKey(dst []byte, key string) []byte {
-	for i := 0; i < len(key); i++ {
-		if !plain[key[i]] {
-			return append(AppendString(dst, key), ':')
+	n, l := len(dst), len(key)
+	if cap(dst)-n < l+3 {
+		dst = append(dst[:n:n], make([]byte, l+3)...)
+	}
+	out := dst[:n+l+3]
+	out[n] = '"'
+	out[n+1+l] = '"'
+	out[n+2+l] = ':'
+	b := unsafe.Slice(unsafe.StringData(key), l)
+	k := &specialConsts
+	switch {
+	case l >= 8:
+		var m uint64
+		for i := 0; i < l-8; i += 8 {
+			w := load8(b, i)
+			m |= k.special(w)
+			store8(out, n+1+i, w)
+		}
+		w := load8(b, l-8)
+		if m|k.special(w) != 0 {
+			return append(AppendString(dst[:n], key), ':')
+		}
+		store8(out, n+1+l-8, w)
+	case l >= 4:
+		w, v := load4(b, 0), load4(b, l-4)
+		if k.special32(w)|k.special32(v) != 0 {
+			return append(AppendString(dst[:n], key), ':')
+		}
+		store4(out, n+1, w)
+		store4(out, n+1+l-4, v)
+	default:
+		for i := 0; i < l; i++ {
+			if !plain[b[i]] {
+				return append(AppendString(dst[:n], key), ':')
+			}
+			out[n+1+i] = b[i]
 		}
 	}
-	n := len(dst)
-	if cap(dst)-n < len(key)+3 {
-		dst = append(dst[:n:n], make([]byte, len(key)+3)...)
-	}
-	dst = dst[:n+len(key)+3]
-	dst[n] = '"'
-	copy(dst[n+1:], key)
-	dst[n+1+len(key)] = '"'
-	dst[n+2+len(key)] = ':'
-	return dst
+	return out
+}
+
+// store8 writes w at d[i:i+8] (little-endian), which the caller has
+// checked are in d.
+func store8(d []byte, i int, w uint64) {
+	binary.LittleEndian.PutUint64((*[8]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d)), i))[:], w)
+}
+
+// store4 is store8 for four bytes.
+func store4(d []byte, i int, w uint32) {
+	binary.LittleEndian.PutUint32((*[4]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(d)), i))[:], w)
 }
 
 // AppendString appends s as a JSON string: quotes, backslashes and

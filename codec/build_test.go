@@ -243,3 +243,29 @@ func TestBuilderKeys(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// TestBuilderKeyWords: keys of every length up to 40 (bytes, four-byte
+// words, eight-byte words with an overlapping last one), plain and with a
+// byte to escape at every position, each written as AppendString writes
+// it, whatever was in the buffer's spare capacity.
+func TestBuilderKeyWords(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		plain := strings.Repeat("k", n)
+		keys := []string{plain}
+		for i := range n {
+			for _, c := range []string{"\"", "\\", "\n", "\x01", "é"[:1], "\x7f"} {
+				keys = append(keys, plain[:i]+c+plain[i+1:])
+			}
+		}
+		for _, k := range keys {
+			var b codec.Builder
+			b.Reset()
+			b.SetJSON(codec.Top, k, "1")
+			want := "{" + string(codec.AppendString(nil, k)) + ":1}"
+			dirty := []byte(strings.Repeat("\xaa", 64))[:0]
+			if got := string(b.AppendJSON(dirty)); got != want {
+				t.Errorf("key %q: got %s, want %s", k, got, want)
+			}
+		}
+	}
+}
