@@ -341,7 +341,8 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 	dst = append(dst, open)
 	some := false
 	for c := n.first; c != 0; c = b.nodes[c].next {
-		if m := &b.nodes[c]; m.kind == bRaw && m.raw == nil {
+		m := &b.nodes[c]
+		if m.kind == bRaw && m.raw == nil {
 			continue
 		}
 		mark := len(dst)
@@ -349,7 +350,12 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		if n.kind == bObject {
-			dst = appendKey(dst, b.nodes[c].key)
+			dst = appendKey(dst, m.key)
+		}
+		if m.kind == bRaw { // most nodes: written here, without a call
+			dst = append(dst, m.raw...)
+			some = true
+			continue
 		}
 		var full bool
 		if dst, full = b.appendNode(dst, c); full {
