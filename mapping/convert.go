@@ -63,9 +63,18 @@ func (c *conv) required() {
 	}
 }
 
+// clearMap empties m: clear's call into the runtime costs about 20
+// instructions even for an empty map, and a conversion resets ten of
+// them, most of them empty.
+func clearMap[K comparable, V any](m map[K]V) {
+	if len(m) > 0 {
+		clear(m)
+	}
+}
+
 func (c *conv) reset() {
 	c.warns = c.warns[:0]
-	clear(c.warnedPaths)
+	clearMap(c.warnedPaths)
 	c.warnedN = 0
 	c.err = nil
 	c.sys = -1

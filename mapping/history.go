@@ -93,15 +93,15 @@ func (h *history) reset() {
 	h.msgs, h.asst, h.calls, h.details = -1, -1, -1, -1
 	h.text = false
 	h.group = h.group[:0]
-	clear(h.state)
+	clearMap(h.state)
 	h.pos = 0
 	h.leading = true
-	clear(h.ahead)
+	clearMap(h.ahead)
 	h.indexed = false
-	clear(h.moved)
+	clearMap(h.moved)
 	h.offer = h.offer[:0]
-	clear(h.ids)
-	clear(h.taken)
+	clearMap(h.ids)
+	clearMap(h.taken)
 	h.idsScanned = false
 }
 

@@ -112,8 +112,8 @@ func (m *ToolMap) Clone() ToolMap {
 func (m *ToolMap) reset() {
 	m.tools = m.tools[:0]
 	m.indexed = false
-	clear(m.names)
-	clear(m.keys)
+	clearMap(m.names)
+	clearMap(m.keys)
 }
 
 // index makes the indexes of the tools so far.
