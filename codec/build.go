@@ -104,6 +104,17 @@ func (b *Builder) Has(obj Ref, key string) bool { return b.member(obj, key) != 0
 // An existing member that is not a Builder object is replaced by one.
 func (b *Builder) Object(obj Ref, key string) Ref { return b.container(obj, key, bObject) }
 
+// ObjectOnce is Object for generated code that writes several members of
+// one object, where nothing else writes to the object holding it: *r keeps
+// the object from the first call on (0, Top, never a member, until then),
+// and later calls return it without looking for key.
+func (b *Builder) ObjectOnce(obj Ref, key string, r *Ref) Ref {
+	if *r == 0 {
+		*r = b.container(obj, key, bObject)
+	}
+	return *r
+}
+
 // Array returns obj's member key, an array, adding it if there is none.
 func (b *Builder) Array(obj Ref, key string) Ref { return b.container(obj, key, bArray) }
 

@@ -122,6 +122,26 @@ func (e *emitter) name(path, suffix string) string {
 type elem struct {
 	name  string
 	steps []Step
+	// objs are the Go names of the objects under the element the rules
+	// write to (their target steps after the element's, joined), each made
+	// once and then kept (Builder.ObjectOnce): not looked up again by every
+	// rule that writes a member of one.
+	objs, objVars []string
+	lookUp        bool // a transform writes in the element: each rule looks its object up
+}
+
+// objVar is the Go name of the variable keeping the object under the
+// element at path (the steps after the element's).
+func (e *emitter) objVar(el *elem, path string) string {
+	for i, p := range el.objs {
+		if p == path {
+			return el.objVars[i]
+		}
+	}
+	v := e.name(strings.TrimPrefix(el.name, "src")+"."+path, "")
+	el.objs = append(el.objs, path)
+	el.objVars = append(el.objVars, v)
+	return v
 }
 
 // object reads the members of the object val and applies the rules of n's
@@ -277,11 +297,35 @@ func (e *emitter) withElem(n *Node, val string, el *elem) []jen.Code {
 	if steps == nil {
 		return e.node(n, val, nil)
 	}
-	el = &elem{name: e.name(n.Path, "Out"), steps: steps}
+	el = &elem{name: e.name(n.Path, "Out"), steps: steps, lookUp: writesIn(n)}
 	last := steps[len(steps)-1]
 	mk := jen.Id(el.name).Op(":=").Id("c").Dot("b").Dot("AppendObject").Call(
 		jen.Id("c").Dot("b").Dot("Array").Call(e.chain(steps[:len(steps)-1], nil), jen.Lit(last.Key)))
-	return append([]jen.Code{mk}, e.node(n, val, el)...)
+	body := e.node(n, val, el)
+	out := []jen.Code{mk}
+	if len(el.objVars) > 0 {
+		var vars []jen.Code
+		for _, v := range el.objVars {
+			vars = append(vars, jen.Id(v))
+		}
+		out = append(out, jen.Var().List(vars...).Qual(codecPkg, "Ref"))
+	}
+	return append(out, body...)
+}
+
+// writesIn reports whether a transform under n writes somewhere: what
+// it writes is its own, and an object kept by ObjectOnce could be
+// replaced or left out under the rules that keep it.
+func writesIn(n *Node) bool {
+	if n.Leaf != nil {
+		return n.Leaf.Rule.Transform != "" && !n.Leaf.Silent
+	}
+	for _, c := range append(append(append(append([]*Node(nil), n.Fields...), n.Extras...), n.Cases...), n.Elem) {
+		if c != nil && writesIn(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // elemSteps returns the target steps up to the element of the first
@@ -313,15 +357,22 @@ func elemSteps(n *Node) []Step {
 // making the objects on the way; an element step is the current element.
 func (e *emitter) chain(steps []Step, el *elem) jen.Code {
 	cur := jen.Qual(codecPkg, "Top")
+	under, inEl := "", false // the steps after the element's, joined
 	for i, s := range steps {
 		if s.Elem {
 			if el == nil || len(el.steps) != i+1 {
 				panic(fmt.Sprintf("generator: element step %s outside its element", s))
 			}
 			cur = jen.Id(el.name)
+			inEl = true
 			continue
 		}
-		cur = jen.Id("c").Dot("b").Dot("Object").Call(cur, jen.Lit(s.Key))
+		if !inEl || el.lookUp {
+			cur = jen.Id("c").Dot("b").Dot("Object").Call(cur, jen.Lit(s.Key))
+			continue
+		}
+		under = join(under, s.Key)
+		cur = jen.Id("c").Dot("b").Dot("ObjectOnce").Call(cur, jen.Lit(s.Key), jen.Op("&").Id(e.objVar(el, under)))
 	}
 	return cur
 }

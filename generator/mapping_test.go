@@ -500,3 +500,60 @@ func TestEmitWide(t *testing.T) {
 		t.Error("a case past the 64th bit")
 	}
 }
+
+// TestElementObjectsKept: the object under an element that several rules
+// write to is made once and kept (ObjectOnce), unless a transform writes
+// in the element too (what it writes is its own: each rule looks the
+// object up again).
+func TestElementObjectsKept(t *testing.T) {
+	emit := func(extra string, ts []Transform) string {
+		src := `from: {dialect: openai, payload: responses request}
+to:
+  - {dialect: openai, payload: chat request}
+entries:
+  - path: tools[]{function}.type
+    map: tools[]{function}.type
+  - path: tools[]{function}.name
+    map: tools[]{function}.function.name
+  - path: tools[]{function}.description
+    map: tools[]{function}.function.description
+` + extra
+		f, errs := Load("m.yaml", []byte(src))
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		c, errs := Validate(f, ts, false)
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		cv, errs := Build(c, "openai")
+		if errs != nil {
+			t.Fatal(errs)
+		}
+		out, err := Emit("mapping", "m", "m.yaml", "conv", []*Converter{cv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	got := emit("", nil)
+	for _, want := range []string{
+		"var srcToolsFunctionOutFunction codec.Ref",
+		`c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())`,
+		`c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
+		}
+	}
+	got = emit(`  - path: tools[]{function}.parameters
+    map: tools[]{function}.function.parameters
+    transform: toolParameters
+`, []Transform{{Name: "toolParameters", From: []codec.Kind{codec.Object, codec.Array, codec.String, codec.Number, codec.Bool, codec.Null}, To: []codec.Kind{codec.Object}}})
+	if strings.Contains(got, "ObjectOnce") {
+		t.Errorf("an object kept where a transform writes in the element:\n%s", got)
+	}
+	if want := `c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())`; !strings.Contains(got, want) {
+		t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
+	}
+}

@@ -714,6 +714,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					}
 				case "custom":
 					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsCustomOutFormat codec.Ref
 					var srcToolsCustomType, srcToolsCustomCustom codec.Value
 					var srcToolsCustomSet uint64
 					for k, m := range e.Members() {
@@ -781,7 +782,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
+												c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "type", srcToolsCustomCustomFormatTextType.Raw())
 											}
 										}
 									case "grammar":
@@ -804,7 +805,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+												c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 											case 1:
 												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
 												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
@@ -825,10 +826,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
 													case 0:
 														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
+														c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 													case 1:
 														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
+														c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 													}
 												}
 											}
@@ -1581,6 +1582,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					}
 				case "custom":
 					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsCustomOutFormat codec.Ref
 					var srcToolsCustomType, srcToolsCustomCustom codec.Value
 					var srcToolsCustomSet uint64
 					for k, m := range e.Members() {
@@ -1648,7 +1650,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatTextSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:214: → tools[]{custom}.format{text}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatTextType.Raw())
+												c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "type", srcToolsCustomCustomFormatTextType.Raw())
 											}
 										}
 									case "grammar":
@@ -1671,7 +1673,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 											switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarSet) {
 											case 0:
 												// mapping/chat_responses_request.yaml:216: → tools[]{custom}.format{grammar}.type
-												c.put(c.b.Object(srcToolsCustomOut, "format"), "type", srcToolsCustomCustomFormatGrammarType.Raw())
+												c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "type", srcToolsCustomCustomFormatGrammarType.Raw())
 											case 1:
 												var srcToolsCustomCustomFormatGrammarGrammarDefinition, srcToolsCustomCustomFormatGrammarGrammarSyntax codec.Value
 												var srcToolsCustomCustomFormatGrammarGrammarSet uint64
@@ -1692,10 +1694,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 													switch bits.TrailingZeros64(srcToolsCustomCustomFormatGrammarGrammarSet) {
 													case 0:
 														// mapping/chat_responses_request.yaml:218: → tools[]{custom}.format{grammar}.definition
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
+														c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "definition", srcToolsCustomCustomFormatGrammarGrammarDefinition.Raw())
 													case 1:
 														// mapping/chat_responses_request.yaml:220: → tools[]{custom}.format{grammar}.syntax
-														c.put(c.b.Object(srcToolsCustomOut, "format"), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
+														c.put(c.b.ObjectOnce(srcToolsCustomOut, "format", &srcToolsCustomOutFormat), "syntax", srcToolsCustomCustomFormatGrammarGrammarSyntax.Raw())
 													}
 												}
 											}

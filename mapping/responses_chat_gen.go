@@ -548,6 +548,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -588,16 +589,16 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -1237,6 +1238,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -1277,16 +1279,16 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -1930,6 +1932,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -1970,16 +1973,16 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -2623,6 +2626,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -2663,16 +2667,16 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -3304,6 +3308,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -3344,16 +3349,16 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -3950,6 +3955,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -3990,16 +3996,16 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
@@ -4631,6 +4637,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 				switch srcToolsType {
 				case "function":
 					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -4671,16 +4678,16 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 							c.put(srcToolsFunctionOut, "type", srcToolsFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:293: → tools[]{function}.function.name
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "name", srcToolsFunctionName.Raw())
 						case 2:
 							// mapping/responses_chat.yaml:295: → tools[]{function}.function.description
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "description", srcToolsFunctionDescription.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "description", srcToolsFunctionDescription.Raw())
 						case 3:
 							// mapping/responses_chat.yaml:297: → tools[]{function}.function.parameters
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "parameters", srcToolsFunctionParameters.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "parameters", srcToolsFunctionParameters.Raw())
 						case 4:
 							// mapping/responses_chat.yaml:300: → tools[]{function}.function.strict
-							c.put(c.b.Object(srcToolsFunctionOut, "function"), "strict", srcToolsFunctionStrict.Raw())
+							c.put(c.b.ObjectOnce(srcToolsFunctionOut, "function", &srcToolsFunctionOutFunction), "strict", srcToolsFunctionStrict.Raw())
 						case 5:
 							// mapping/responses_chat.yaml:302: drop
 							c.drop(srcToolsFunctionDeferLoading, atElem("tools", i, "defer_loading", "tools[0].defer_loading"), "chat loads every tool")
