@@ -171,12 +171,12 @@ func (r *Reply) AppendUsage(dst []byte) []byte {
 	if !sawTotal {
 		total = input + output
 	}
-	dst = strconv.AppendInt(append(dst, `{"input_tokens":`...), input, 10)
-	dst = strconv.AppendInt(append(dst, `,"input_tokens_details":{"cached_tokens":`...), cached, 10)
-	dst = strconv.AppendInt(append(dst, `,"cache_write_tokens":`...), written, 10)
-	dst = strconv.AppendInt(append(dst, `},"output_tokens":`...), output, 10)
-	dst = strconv.AppendInt(append(dst, `,"output_tokens_details":{"reasoning_tokens":`...), reasoning, 10)
-	dst = strconv.AppendInt(append(dst, `},"total_tokens":`...), total, 10)
+	dst = codec.AppendInt(append(dst, `{"input_tokens":`...), input)
+	dst = codec.AppendInt(append(dst, `,"input_tokens_details":{"cached_tokens":`...), cached)
+	dst = codec.AppendInt(append(dst, `,"cache_write_tokens":`...), written)
+	dst = codec.AppendInt(append(dst, `},"output_tokens":`...), output)
+	dst = codec.AppendInt(append(dst, `,"output_tokens_details":{"reasoning_tokens":`...), reasoning)
+	dst = codec.AppendInt(append(dst, `},"total_tokens":`...), total)
 	if cost != nil {
 		dst = append(append(dst, `,"cost":`...), cost...)
 	}

@@ -140,7 +140,7 @@ func (c *ChatStream) makeHead() {
 	c.head = append(c.head[:0], `{"id":`...)
 	c.head = codec.AppendString(c.head, c.id)
 	c.head = append(c.head, `,"object":"chat.completion.chunk","created":`...)
-	c.head = strconv.AppendInt(c.head, c.created, 10)
+	c.head = codec.AppendInt(c.head, c.created)
 	c.head = append(c.head, `,"model":"`...)
 	c.head = append(c.head, c.model...)
 	c.head = append(c.head, `","choices":[{"index":0,"delta":`...)
@@ -234,7 +234,7 @@ func (c *ChatStream) part(pt *Part) {
 		i := c.toolIndex(pt.Index, true)
 		c.begin()
 		c.out = append(c.out, `{"tool_calls":[{"index":`...)
-		c.out = strconv.AppendInt(c.out, int64(i), 10)
+		c.out = codec.AppendInt(c.out, int64(i))
 		c.out = append(c.out, `,"id":"`...)
 		c.out = append(c.out, pt.ID...)
 		c.out = append(c.out, `","type":"function","function":{"name":"`...)
@@ -251,7 +251,7 @@ func (c *ChatStream) part(pt *Part) {
 		}
 		c.begin()
 		c.out = append(c.out, `{"tool_calls":[{"index":`...)
-		c.out = strconv.AppendInt(c.out, int64(i), 10)
+		c.out = codec.AppendInt(c.out, int64(i))
 		c.out = append(c.out, `,"function":{"arguments":"`...)
 		c.out = append(c.out, pt.Delta...)
 		c.out = append(c.out, `"}}]}`...)
@@ -335,7 +335,7 @@ func appendDetail(dst []byte, pt *Part, index int) []byte {
 		dst = append(dst, `"openai-responses-v1"`...)
 	}
 	dst = append(dst, `,"index":`...)
-	dst = strconv.AppendInt(dst, int64(index), 10)
+	dst = codec.AppendInt(dst, int64(index))
 	return append(dst, '}')
 }
 
@@ -355,19 +355,19 @@ func finishReason(pt *Part, called bool) string {
 
 func appendUsage(dst []byte, u Usage) []byte {
 	dst = append(dst, `{"prompt_tokens":`...)
-	dst = strconv.AppendInt(dst, u.InputTokens, 10)
+	dst = codec.AppendInt(dst, u.InputTokens)
 	dst = append(dst, `,"completion_tokens":`...)
-	dst = strconv.AppendInt(dst, u.OutputTokens, 10)
+	dst = codec.AppendInt(dst, u.OutputTokens)
 	dst = append(dst, `,"total_tokens":`...)
-	dst = strconv.AppendInt(dst, u.TotalTokens, 10)
+	dst = codec.AppendInt(dst, u.TotalTokens)
 	dst = append(dst, `,"prompt_tokens_details":{"cached_tokens":`...)
-	dst = strconv.AppendInt(dst, u.CachedTokens, 10)
+	dst = codec.AppendInt(dst, u.CachedTokens)
 	if u.CacheWrite > 0 {
 		dst = append(dst, `,"cache_write_tokens":`...)
-		dst = strconv.AppendInt(dst, u.CacheWrite, 10)
+		dst = codec.AppendInt(dst, u.CacheWrite)
 	}
 	dst = append(dst, `},"completion_tokens_details":{"reasoning_tokens":`...)
-	dst = strconv.AppendInt(dst, u.ReasoningTokens, 10)
+	dst = codec.AppendInt(dst, u.ReasoningTokens)
 	return append(dst, "}}"...)
 }
 

@@ -1,8 +1,6 @@
 package reverse
 
 import (
-	"strconv"
-
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/translate"
@@ -153,7 +151,7 @@ func (a *completion) appendJSON(dst []byte, c *ChatStream) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = codec.AppendString(dst, c.id)
 	dst = append(dst, `,"object":"chat.completion","created":`...)
-	dst = strconv.AppendInt(dst, c.created, 10)
+	dst = codec.AppendInt(dst, c.created)
 	dst = append(dst, `,"model":"`...)
 	if len(a.model) == 0 {
 		m := codec.AppendString(nil, c.opts.Model)

@@ -2,7 +2,6 @@ package translate
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/codec/sse"
@@ -374,7 +373,7 @@ func (t *translator) event(typ string) {
 	if t.holding {
 		return // numbered when it goes out (release)
 	}
-	t.buf = strconv.AppendInt(t.buf, t.seq, 10)
+	t.buf = codec.AppendInt(t.buf, t.seq)
 	t.seq++
 }
 
@@ -443,7 +442,7 @@ func (t *translator) itemFields(it *item) {
 	t.buf = append(t.buf, `,"item_id":`...)
 	t.buf = codec.AppendString(t.buf, it.id)
 	t.buf = append(t.buf, `,"output_index":`...)
-	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+	t.buf = codec.AppendInt(t.buf, int64(it.index))
 }
 
 // deltaEvent starts a delta event of an item (p nil) or of one of its

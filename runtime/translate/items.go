@@ -1,8 +1,6 @@
 package translate
 
 import (
-	"strconv"
-
 	"github.com/transponder-dev/transponder/codec"
 	"github.com/transponder-dev/transponder/mapping"
 )
@@ -156,7 +154,7 @@ func (t *translator) itemDone(it *item) {
 	}
 	t.event("response.output_item.done")
 	t.buf = append(t.buf, `,"output_index":`...)
-	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+	t.buf = codec.AppendInt(t.buf, int64(it.index))
 	t.buf = append(t.buf, `,"item":`...)
 	t.buf = append(t.buf, it.done...)
 	t.end()
@@ -177,7 +175,7 @@ func (t *translator) addItem(it *item, added []byte) {
 	}
 	t.event("response.output_item.added")
 	t.buf = append(t.buf, `,"output_index":`...)
-	t.buf = strconv.AppendInt(t.buf, int64(it.index), 10)
+	t.buf = codec.AppendInt(t.buf, int64(it.index))
 	t.buf = append(t.buf, `,"item":`...)
 	t.buf = append(t.buf, added...)
 	t.end()
@@ -250,7 +248,7 @@ func (t *translator) indexField(p *part) {
 	} else {
 		t.buf = append(t.buf, `,"content_index":`...)
 	}
-	t.buf = strconv.AppendInt(t.buf, int64(p.index), 10)
+	t.buf = codec.AppendInt(t.buf, int64(p.index))
 }
 
 func appendPart(dst []byte, p *part) []byte {
@@ -399,7 +397,7 @@ func (t *translator) Annotation(a []byte) {
 		t.itemEvent("response.output_text.annotation.added", it)
 		t.indexField(p)
 		t.buf = append(t.buf, `,"annotation_index":`...)
-		t.buf = strconv.AppendInt(t.buf, int64(p.nAnns), 10)
+		t.buf = codec.AppendInt(t.buf, int64(p.nAnns))
 		t.buf = append(append(t.buf, `,"annotation":`...), a...)
 		t.end()
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -51,7 +50,7 @@ func (s *SeqIDs) NewID(prefix string) string {
 	for d := int64(1000); d > n && d > 1; d /= 10 {
 		out = append(out, '0') // at least four digits
 	}
-	return string(strconv.AppendInt(out, n, 10))
+	return string(codec.AppendInt(out, n))
 }
 
 // Options configure a translation.
@@ -349,11 +348,11 @@ func (r *Request) appendResponse(dst []byte, s *response) []byte {
 	dst = append(dst, `{"id":`...)
 	dst = codec.AppendString(dst, s.id)
 	dst = append(dst, `,"object":"response","created_at":`...)
-	dst = strconv.AppendInt(dst, s.createdAt, 10)
+	dst = codec.AppendInt(dst, s.createdAt)
 	dst = append(append(append(dst, `,"status":"`...), s.status...), '"')
 	dst = append(append(dst, e.run(eBackground, eBackground)...), `,"completed_at":`...)
 	if s.completedAt != 0 {
-		dst = strconv.AppendInt(dst, s.completedAt, 10)
+		dst = codec.AppendInt(dst, s.completedAt)
 	} else {
 		dst = append(dst, "null"...)
 	}
