@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -35,40 +36,51 @@ func unquote(s []byte) []byte {
 // have or a cut one; dst then holds what came before it.
 //
 // What it appends is never longer than s: dst grows once, and the bytes
-// are stored by index (an append per byte checks the capacity each time;
-// a call's arguments, JSON in a string, run a third faster this way).
+// are stored by index (an append per byte checks the capacity each time),
+// eight at a time up to the next backslash (each word stored whole:
+// what is written is never ahead of what is read).
 func AppendUnquoted(dst, s []byte) ([]byte, bool) {
 	if cap(dst)-len(dst) < len(s) {
 		dst = append(dst, make([]byte, len(s))...)[:len(dst)]
 	}
 	n := len(dst)
 	out := dst[:n+len(s)]
-	for i := 0; i < len(s); i++ {
-		ch := s[i]
-		if ch != '\\' {
+	k := &specialConsts
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := load8(s, i)
+			store8(out, n, w)
+			m := hasZero(w^k.backslash, k.lo) & k.hi // the lowest marks the first backslash
+			if m == 0 {
+				i, n = i+8, n+8
+				continue
+			}
+			j := bits.TrailingZeros64(m) >> 3
+			i, n = i+j, n+j
+		} else if ch := s[i]; ch != '\\' {
 			out[n] = ch
-			n++
+			i, n = i+1, n+1
 			continue
 		}
+		// s[i] is a backslash.
 		if i+1 >= len(s) {
 			return out[:n], false
 		}
-		i++
-		if c := unescaped[s[i]]; c != 0 {
+		if c := unescaped[s[i+1]]; c != 0 {
 			out[n] = c
-			n++
+			i, n = i+2, n+1
 			continue
 		}
-		if s[i] != 'u' {
+		if s[i+1] != 'u' {
 			return out[:n], false
 		}
-		r, ok := hex4(s[i+1:])
+		r, ok := hex4(s[i+2:])
 		if !ok {
 			return out[:n], false
 		}
-		i += 4
-		if utf16.IsSurrogate(r) && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
-			if r2, ok := hex4(s[i+3:]); ok {
+		i += 6 // past the escape
+		if utf16.IsSurrogate(r) && i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+			if r2, ok := hex4(s[i+2:]); ok {
 				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
 					r = d
 					i += 6
