@@ -46,6 +46,7 @@ type bnode struct {
 	key               string // the member's key ("" for an array element)
 	raw               []byte // bRaw
 	kind              bkind
+	lit               bool // key is a literal the generator checked: written without a check
 	first, last, next int32 // children (0: none; the top is never a child)
 }
 
@@ -102,30 +103,62 @@ func (b *Builder) Has(obj Ref, key string) bool { return b.member(obj, key) != 0
 
 // Object returns obj's member key, an object, adding it if there is none.
 // An existing member that is not a Builder object is replaced by one.
-func (b *Builder) Object(obj Ref, key string) Ref { return b.container(obj, key, bObject) }
+func (b *Builder) Object(obj Ref, key string) Ref { return b.container(obj, key, bObject, false) }
 
-// ObjectOnce is Object for generated code that writes several members of
+// The …Lit methods are those of the same names for generated code, whose
+// keys are literals its generator checked need no escaping (a
+// mapping's target keys): written as they are, where another key's every
+// byte is checked. Not for a key that comes from a payload.
+
+// ObjectLit is Object for a literal key.
+func (b *Builder) ObjectLit(obj Ref, key string) Ref { return b.container(obj, key, bObject, true) }
+
+// ArrayLit is Array for a literal key.
+func (b *Builder) ArrayLit(obj Ref, key string) Ref { return b.container(obj, key, bArray, true) }
+
+// SetLit is Set for a literal key.
+func (b *Builder) SetLit(obj Ref, key string, raw []byte) {
+	if i := b.member(obj, key); i != 0 {
+		b.nodes[i] = bnode{key: key, raw: raw, lit: true, next: b.nodes[i].next}
+		return
+	}
+	b.add(obj, bnode{key: key, raw: raw, lit: true})
+}
+
+// SetNewLit is SetNew for a literal key.
+func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
+	if b.member(obj, key) == 0 {
+		b.add(obj, bnode{key: key, raw: raw, lit: true})
+	}
+}
+
+// SetJSONLit is SetJSON for a literal key.
+func (b *Builder) SetJSONLit(obj Ref, key, raw string) {
+	b.SetLit(obj, key, unsafe.Slice(unsafe.StringData(raw), len(raw)))
+}
+
+// ObjectOnce is ObjectLit for generated code that writes several members of
 // one object, where nothing else writes to the object holding it: *r keeps
 // the object from the first call on (0, Top, never a member, until then),
 // and later calls return it without looking for key.
 func (b *Builder) ObjectOnce(obj Ref, key string, r *Ref) Ref {
 	if *r == 0 {
-		*r = b.container(obj, key, bObject)
+		*r = b.container(obj, key, bObject, true)
 	}
 	return *r
 }
 
 // Array returns obj's member key, an array, adding it if there is none.
-func (b *Builder) Array(obj Ref, key string) Ref { return b.container(obj, key, bArray) }
+func (b *Builder) Array(obj Ref, key string) Ref { return b.container(obj, key, bArray, false) }
 
-func (b *Builder) container(obj Ref, key string, k bkind) Ref {
+func (b *Builder) container(obj Ref, key string, k bkind, lit bool) Ref {
 	if i := b.member(obj, key); i != 0 {
 		if n := &b.nodes[i]; n.kind != k {
-			*n = bnode{key: key, kind: k, next: n.next}
+			*n = bnode{key: key, kind: k, lit: lit, next: n.next}
 		}
 		return Ref(i)
 	}
-	return b.add(obj, bnode{key: key, kind: k})
+	return b.add(obj, bnode{key: key, kind: k, lit: lit})
 }
 
 // Set sets obj's member key to raw, a JSON value, keeping the member's
@@ -361,7 +394,11 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 			dst = append(dst, ',')
 		}
 		if n.kind == bObject {
-			dst = appendKey(dst, m.key)
+			if m.lit {
+				dst = appendLitKey(dst, m.key)
+			} else {
+				dst = appendKey(dst, m.key)
+			}
 		}
 		if m.kind == bRaw { // most nodes: written here, without a call
 			dst = append(dst, m.raw...)
@@ -423,6 +460,20 @@ func appendKey(dst []byte, key string) []byte {
 		}
 	}
 	return out
+}
+
+// appendLitKey appends "key": for a key that needs no escaping.
+func appendLitKey(dst []byte, key string) []byte {
+	n, l := len(dst), len(key)
+	if cap(dst)-n < l+3 {
+		dst = append(dst[:n:n], make([]byte, l+3)...)
+	}
+	dst = dst[:n+l+3]
+	dst[n] = '"'
+	copy(dst[n+1:], key)
+	dst[n+1+l] = '"'
+	dst[n+2+l] = ':'
+	return dst
 }
 
 // store8 writes w at d[i:i+8] (little-endian), which the caller has

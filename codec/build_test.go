@@ -269,3 +269,41 @@ func TestBuilderKeyWords(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderLit: the …Lit methods build what the methods of the same
+// names build (their keys written without a check), and mix with them:
+// a member set by one is found, replaced and kept in place by the other.
+func TestBuilderLit(t *testing.T) {
+	build := func(lit bool) string {
+		var b codec.Builder
+		b.Reset()
+		obj, arr := b.Object, b.Array
+		set, setNew, setJSON := b.Set, b.SetNew, b.SetJSON
+		if lit {
+			obj, arr = b.ObjectLit, b.ArrayLit
+			set, setNew, setJSON = b.SetLit, b.SetNewLit, b.SetJSONLit
+		}
+		set(codec.Top, "model", []byte(`"m"`))
+		setNew(codec.Top, "model", []byte(`"not kept"`))
+		msgs := arr(codec.Top, "messages")
+		m := b.AppendObject(msgs)
+		setJSON(m, "role", `"user"`)
+		set(m, "content", []byte(`"hi"`))
+		var fn codec.Ref
+		tool := b.AppendObject(arr(codec.Top, "tools"))
+		setJSON(tool, "type", `"function"`)
+		setNew(b.ObjectOnce(tool, "function", &fn), "name", []byte(`"f"`))
+		setNew(b.ObjectOnce(tool, "function", &fn), "parameters", []byte(`{}`))
+		set(obj(codec.Top, "response_format"), "type", []byte(`"text"`))
+		b.Set(codec.Top, "model", []byte(`"replaced"`)) // by the other kind of method
+		b.SetLit(codec.Top, "stream", []byte(`true`))   // then as a literal
+		b.Set(codec.Top, "we\"ird", []byte(`1`))        // a key from a payload: escaped
+		return string(b.AppendJSON(nil))
+	}
+	want := `{"model":"replaced","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":{}}}],"response_format":{"type":"text"},"stream":true,"we\"ird":1}`
+	for _, lit := range []bool{false, true} {
+		if got := build(lit); got != want {
+			t.Errorf("lit %v:\ngot  %s\nwant %s", lit, got, want)
+		}
+	}
+}

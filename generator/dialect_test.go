@@ -143,8 +143,8 @@ func TestValueRowsSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"case \"\\\"none\\\"\":\n\t\t\t\t\t\tc.b.SetJSON(codec.Top, \"verbosity\", \"\\\"low\\\"\")",
-		"c.b.SetJSON(codec.Top, \"reasoning_effort\", \"\\\"minimal\\\"\")\n\t\t\t\t\t\tc.b.SetJSON(codec.Top, \"verbosity\", \"\\\"medium\\\"\")",
+		"case \"\\\"none\\\"\":\n\t\t\t\t\t\tc.b.SetJSONLit(codec.Top, \"verbosity\", \"\\\"low\\\"\")",
+		"c.b.SetJSONLit(codec.Top, \"reasoning_effort\", \"\\\"minimal\\\"\")\n\t\t\t\t\t\tc.b.SetJSONLit(codec.Top, \"verbosity\", \"\\\"medium\\\"\")",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("generated code lacks\n%s\n%s", want, out)

@@ -300,7 +300,7 @@ func (e *emitter) withElem(n *Node, val string, el *elem) []jen.Code {
 	el = &elem{name: e.name(n.Path, "Out"), steps: steps, lookUp: writesIn(n)}
 	last := steps[len(steps)-1]
 	mk := jen.Id(el.name).Op(":=").Id("c").Dot("b").Dot("AppendObject").Call(
-		jen.Id("c").Dot("b").Dot("Array").Call(e.chain(steps[:len(steps)-1], nil), jen.Lit(last.Key)))
+		jen.Id("c").Dot("b").Dot("ArrayLit").Call(e.chain(steps[:len(steps)-1], nil), jen.Lit(last.Key)))
 	body := e.node(n, val, el)
 	out := []jen.Code{mk}
 	if len(el.objVars) > 0 {
@@ -368,7 +368,7 @@ func (e *emitter) chain(steps []Step, el *elem) jen.Code {
 			continue
 		}
 		if !inEl || el.lookUp {
-			cur = jen.Id("c").Dot("b").Dot("Object").Call(cur, jen.Lit(s.Key))
+			cur = jen.Id("c").Dot("b").Dot("ObjectLit").Call(cur, jen.Lit(s.Key))
 			continue
 		}
 		under = join(under, s.Key)

@@ -59,7 +59,7 @@ func (e *emitter) leaf(n *Node, val string, el *elem) []jen.Code {
 			// it writes nothing: no target object is made (per chunk, for a stream)
 			dst, key = jen.Qual(codecPkg, "Top"), jen.Lit("")
 		} else if lastStep.Elem {
-			dst = jen.Id("c").Dot("b").Dot("Array").Call(e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key))
+			dst = jen.Id("c").Dot("b").Dot("ArrayLit").Call(e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key))
 			key = jen.Lit("")
 		} else {
 			dst, key = e.chain(steps[:len(steps)-1], el), jen.Lit(lastStep.Key)
@@ -75,10 +75,10 @@ func (e *emitter) leaf(n *Node, val string, el *elem) []jen.Code {
 	for _, k := range t.Consts {
 		last := k.Steps[len(k.Steps)-1]
 		if last.Elem {
-			arr := jen.Id("c").Dot("b").Dot("Array").Call(e.chain(k.Steps[:len(k.Steps)-1], el), jen.Lit(last.Key))
+			arr := jen.Id("c").Dot("b").Dot("ArrayLit").Call(e.chain(k.Steps[:len(k.Steps)-1], el), jen.Lit(last.Key))
 			consts = append(consts, jen.Id("c").Dot("b").Dot("AppendConst").Call(arr, jen.Lit(k.JSON)))
 		} else {
-			consts = append(consts, jen.Id("c").Dot("b").Dot("SetJSON").Call(e.chain(k.Steps[:len(k.Steps)-1], el), jen.Lit(last.Key), jen.Lit(k.JSON)))
+			consts = append(consts, jen.Id("c").Dot("b").Dot("SetJSONLit").Call(e.chain(k.Steps[:len(k.Steps)-1], el), jen.Lit(last.Key), jen.Lit(k.JSON)))
 		}
 	}
 	if r.When != "" && consts != nil {
@@ -123,11 +123,11 @@ func (e *emitter) values(n *Node, t *Target, val string, el *elem) jen.Code {
 		case p.From == p.To:
 			body = append(body, jen.Id("c").Dot("put").Call(dst(), jen.Lit(key), jen.Id(val).Dot("Raw").Call()))
 		default:
-			body = append(body, jen.Id("c").Dot("b").Dot("SetJSON").Call(dst(), jen.Lit(key), jen.Lit(p.To)))
+			body = append(body, jen.Id("c").Dot("b").Dot("SetJSONLit").Call(dst(), jen.Lit(key), jen.Lit(p.To)))
 		}
 		for i, k := range p.Set {
 			st := p.setSteps[i]
-			body = append(body, jen.Id("c").Dot("b").Dot("SetJSON").Call(e.chain(st[:len(st)-1], el), jen.Lit(st[len(st)-1].Key), jen.Lit(k.JSON)))
+			body = append(body, jen.Id("c").Dot("b").Dot("SetJSONLit").Call(e.chain(st[:len(st)-1], el), jen.Lit(st[len(st)-1].Key), jen.Lit(k.JSON)))
 		}
 		cases = append(cases, jen.Case(jen.Lit(p.From)).Block(body...))
 	}
@@ -135,7 +135,7 @@ func (e *emitter) values(n *Node, t *Target, val string, el *elem) jen.Code {
 		cases = append([]jen.Code{jen.Case(same...).Block(jen.Id("c").Dot("put").Call(dst(), jen.Lit(key), jen.Id(val).Dot("Raw").Call()))}, cases...)
 	}
 	if r := t.Rule; r.Otherwise != "" {
-		cases = append(cases, jen.Default().Block(jen.Id("c").Dot("b").Dot("SetJSON").Call(dst(), jen.Lit(key), jen.Lit(r.Otherwise))))
+		cases = append(cases, jen.Default().Block(jen.Id("c").Dot("b").Dot("SetJSONLit").Call(dst(), jen.Lit(key), jen.Lit(r.Otherwise))))
 	} else {
 		cases = append(cases, jen.Default().Block(jen.Id("c").Dot("warn").Call(e.path(n),
 			jen.String().Parens(jen.Id(val).Dot("Raw").Call()).Op("+").Lit(" is not a value the mapping carries to "+t.Rule.Target+"; left out"))))

@@ -377,6 +377,12 @@ func (b *builder) steps(line int, target string) ([]Step, bool) {
 	var out []Step
 	for _, step := range codec.SplitPath(target) {
 		key, sels := splitStep(step)
+		if !plainKey(key) {
+			// the converters write target keys as they are (Builder's
+			// …Lit methods)
+			b.errf(line, "%s: the key %q needs escaping in JSON: write a transform", target, key)
+			return nil, false
+		}
 		if key != "" {
 			out = append(out, Step{Key: key})
 		}
@@ -389,6 +395,17 @@ func (b *builder) steps(line int, target string) ([]Step, bool) {
 		}
 	}
 	return out, true
+}
+
+// plainKey reports whether key is written in JSON as it is: printable
+// ASCII without a quote or a backslash.
+func plainKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 func join(a, b string) string {

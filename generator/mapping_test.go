@@ -303,9 +303,9 @@ entries:
 	tiers := strings.Join(quoted, ", ")
 	for _, want := range []string{
 		"switch string(srcServiceTier.Raw()) {\n\t\t\tcase " + tiers + ":\n\t\t\t\tc.put(codec.Top, \"service_tier\", srcServiceTier.Raw())\n\t\t\tdefault:\n\t\t\t\tc.warn(\"service_tier\", string(srcServiceTier.Raw())+\" is not a value the mapping carries to service_tier; left out\")",
-		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.Object(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSON(c.b.Object(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
-		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.Array(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
-		"if !present(srcStream) {\n\t\t\t\tc.b.SetJSON(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
+		"case \"\\\"high\\\"\":\n\t\t\t\tc.put(c.b.ObjectLit(codec.Top, \"text\"), \"verbosity\", srcVerbosity.Raw())\n\t\t\tcase \"\\\"low\\\"\":\n\t\t\t\tc.b.SetJSONLit(c.b.ObjectLit(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")\n\t\t\tdefault:\n\t\t\t\tc.b.SetJSONLit(c.b.ObjectLit(codec.Top, \"text\"), \"verbosity\", \"\\\"medium\\\"\")",
+		"c.put(codec.Top, \"stream\", srcStream.Raw())\n\t\t\tif string(srcStream.Raw()) == \"true\" {\n\t\t\t\tc.b.AppendConst(c.b.ArrayLit(codec.Top, \"include\"), \"\\\"message.output_text.logprobs\\\"\")",
+		"if !present(srcStream) {\n\t\t\t\tc.b.SetJSONLit(codec.Top, \"top_logprobs\", \"0\")\n\t\t\t\tc.put(codec.Top, \"parallel_tool_calls\", srcLogprobs.Raw())",
 		"if string(srcN.Raw()) != \"1\" {\n\t\t\t\tc.refuse(\"n\", \"n \"+string(srcN.Raw())+\": one choice\")",
 		"c.refuse(atElem(\"messages\", i, \"role\", \"messages[0].role\"), \"no function messages\")",
 		"// m.yaml:25: omit → text.format{text}: the target's default, left out",
@@ -553,7 +553,23 @@ entries:
 	if strings.Contains(got, "ObjectOnce") {
 		t.Errorf("an object kept where a transform writes in the element:\n%s", got)
 	}
-	if want := `c.put(c.b.Object(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())`; !strings.Contains(got, want) {
+	if want := `c.put(c.b.ObjectLit(srcToolsFunctionOut, "function"), "name", srcToolsFunctionName.Raw())`; !strings.Contains(got, want) {
 		t.Errorf("emitted code lacks\n%s\n---\n%s", want, got)
+	}
+}
+
+// TestPlainKey: the target keys the converters write as they are
+// (codec.Builder's …Lit methods) are those JSON writes as they are.
+func TestPlainKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"": true, "max_completion_tokens": true, "openrouter:web_search": true, "a b-c.d/e": true,
+		`a"b`: false, `a\b`: false, "a\nb": false, "\x00": false, "\x7f": false, "é": false,
+	} {
+		if got := plainKey(key); got != want {
+			t.Errorf("plainKey(%q) = %v, want %v", key, got, want)
+		}
+		if got := string(codec.AppendString(nil, key)) == `"`+key+`"`; want && !got {
+			t.Errorf("%q is plain but AppendString escapes it", key)
+		}
 	}
 }

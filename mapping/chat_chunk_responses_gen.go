@@ -211,7 +211,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
 					// mapping/chat_chunk_responses.yaml:106: → usage.input_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
 					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
 					var srcUsagePromptTokensDetailsSet uint64
@@ -238,10 +238,10 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
 							// mapping/chat_chunk_responses.yaml:108: → usage.input_tokens_details.cached_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
 							// mapping/chat_chunk_responses.yaml:110: → usage.input_tokens_details.cache_write_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
 							// mapping/chat_chunk_responses.yaml:112: drop
 							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
@@ -252,7 +252,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					}
 				case 2:
 					// mapping/chat_chunk_responses.yaml:116: → usage.output_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
 					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
 					var srcUsageCompletionTokensDetailsSet uint64
@@ -279,7 +279,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
 							// mapping/chat_chunk_responses.yaml:118: → usage.output_tokens_details.reasoning_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
 							// mapping/chat_chunk_responses.yaml:120: drop
 							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
@@ -293,7 +293,7 @@ func (c *reply) chatChunkResponsesOpenAI(v codec.Value) {
 					}
 				case 4:
 					// mapping/chat_chunk_responses.yaml:126: → usage.total_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
 					// mapping/chat_chunk_responses.yaml:128: → usage
 					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")

@@ -224,7 +224,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcUsageSet) {
 				case 0:
 					// mapping/chat_responses.yaml:113: → usage.input_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "input_tokens", srcUsagePromptTokens.Raw())
 				case 1:
 					var srcUsagePromptTokensDetailsCachedTokens, srcUsagePromptTokensDetailsCacheWriteTokens, srcUsagePromptTokensDetailsAudioTokens, srcUsagePromptTokensDetailsVideoTokens codec.Value
 					var srcUsagePromptTokensDetailsSet uint64
@@ -251,10 +251,10 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcUsagePromptTokensDetailsSet) {
 						case 0:
 							// mapping/chat_responses.yaml:115: → usage.input_tokens_details.cached_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "input_tokens_details"), "cached_tokens", srcUsagePromptTokensDetailsCachedTokens.Raw())
 						case 1:
 							// mapping/chat_responses.yaml:117: → usage.input_tokens_details.cache_write_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "input_tokens_details"), "cache_write_tokens", srcUsagePromptTokensDetailsCacheWriteTokens.Raw())
 						case 2:
 							// mapping/chat_responses.yaml:119: drop
 							c.drop(srcUsagePromptTokensDetailsAudioTokens, "usage.prompt_tokens_details.audio_tokens", "the Response's usage has no audio tokens")
@@ -265,7 +265,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					}
 				case 2:
 					// mapping/chat_responses.yaml:123: → usage.output_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "output_tokens", srcUsageCompletionTokens.Raw())
 				case 3:
 					var srcUsageCompletionTokensDetailsReasoningTokens, srcUsageCompletionTokensDetailsAcceptedPredictionTokens, srcUsageCompletionTokensDetailsRejectedPredictionTokens, srcUsageCompletionTokensDetailsAudioTokens codec.Value
 					var srcUsageCompletionTokensDetailsSet uint64
@@ -292,7 +292,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcUsageCompletionTokensDetailsSet) {
 						case 0:
 							// mapping/chat_responses.yaml:125: → usage.output_tokens_details.reasoning_tokens
-							c.put(c.b.Object(c.b.Object(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "usage"), "output_tokens_details"), "reasoning_tokens", srcUsageCompletionTokensDetailsReasoningTokens.Raw())
 						case 1:
 							// mapping/chat_responses.yaml:127: drop
 							c.drop(srcUsageCompletionTokensDetailsAcceptedPredictionTokens, "usage.completion_tokens_details.accepted_prediction_tokens", "the Responses API has no predicted outputs")
@@ -306,7 +306,7 @@ func (c *reply) chatResponsesOpenAI(v codec.Value) {
 					}
 				case 4:
 					// mapping/chat_responses.yaml:133: → usage.total_tokens
-					c.put(c.b.Object(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "usage"), "total_tokens", srcUsageTotalTokens.Raw())
 				case 5:
 					// mapping/chat_responses.yaml:135: → usage
 					cost(c, srcUsageCost, "usage.cost", codec.Top, "usage")

@@ -184,19 +184,19 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				switch srcMessagesType {
 				case "system":
 					// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
-					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "developer":
 					// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
-					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "user":
 					// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
-					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "assistant":
 					// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
-					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "tool":
 					// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
-					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "function":
 					// mapping/chat_responses_request.yaml:65: refuse
 					c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
@@ -222,7 +222,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 		case 7:
 			// mapping/chat_responses_request.yaml:84: set
 			if string(srcLogprobs.Raw()) == "true" {
-				c.b.AppendConst(c.b.Array(codec.Top, "include"), "\"message.output_text.logprobs\"")
+				c.b.AppendConst(c.b.ArrayLit(codec.Top, "include"), "\"message.output_text.logprobs\"")
 			}
 		case 8:
 			// mapping/chat_responses_request.yaml:88: → parallel_tool_calls
@@ -254,7 +254,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:97: → stream_options.include_obfuscation
-					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 				}
 			}
 		case 13:
@@ -280,10 +280,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 15:
@@ -315,18 +315,18 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:113: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:113: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
 			// mapping/chat_responses_request.yaml:116: → text.verbosity
-			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
+			c.put(c.b.ObjectLit(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 		case 20:
 			// mapping/chat_responses_request.yaml:118: → reasoning.effort
-			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+			c.put(c.b.ObjectLit(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		case 21:
 			// mapping/chat_responses_request.yaml:121: → store
 			revStore(c, srcStore, "store", codec.Top, "store")
@@ -383,7 +383,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 					}
 				}
 			case "json_object":
@@ -403,7 +403,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 					}
 				}
 			case "json_schema":
@@ -426,7 +426,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 					case 1:
 						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
 						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
@@ -453,16 +453,16 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
 							case 0:
 								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 							case 1:
 								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 							case 2:
 								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 							case 3:
 								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 							}
 						}
 					}
@@ -498,7 +498,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							var srcToolChoiceObjectFunctionFunctionName codec.Value
 							var srcToolChoiceObjectFunctionFunctionSet uint64
@@ -516,7 +516,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
+									c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 								}
 							}
 						}
@@ -541,7 +541,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectCustomSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:172: → tool_choice{object}{custom}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectCustomType.Raw())
 						case 1:
 							var srcToolChoiceObjectCustomCustomName codec.Value
 							var srcToolChoiceObjectCustomCustomSet uint64
@@ -559,7 +559,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								switch bits.TrailingZeros64(srcToolChoiceObjectCustomCustomSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:175: → tool_choice{object}{custom}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
+									c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "name", srcToolChoiceObjectCustomCustomName.Raw())
 								}
 							}
 						}
@@ -584,7 +584,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 						case 1:
 							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
 							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
@@ -605,10 +605,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
+									c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.ObjectLit(codec.Top, "tool_choice"), "tools")
 								}
 							}
 						}
@@ -640,8 +640,8 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 					case 0:
 						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
 						if !present(srcToolChoice) {
-							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
+							c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "tool_choice"), "type", "\"function\"")
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
 						}
 					}
 				}
@@ -651,7 +651,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -713,7 +713,7 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 						}
 					}
 				case "custom":
-					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsCustomOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsCustomOutFormat codec.Ref
 					var srcToolsCustomType, srcToolsCustomCustom codec.Value
 					var srcToolsCustomSet uint64
@@ -847,10 +847,10 @@ func (c *rev) chatResponsesRequestOpenAI(v codec.Value) {
 			}
 		case 35:
 			// mapping/chat_responses_request.yaml:222: → tools[]{function}
-			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
+			revFunctions(c, srcFunctions, "functions", c.b.ArrayLit(codec.Top, "tools"), "")
 		case 36:
 			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.ArrayLit(codec.Top, "tools"), "")
 		case 37:
 			// mapping/chat_responses_request.yaml:232: → reasoning
 			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")
@@ -1077,19 +1077,19 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				switch srcMessagesType {
 				case "system":
 					// mapping/chat_responses_request.yaml:23: → input{array}[]{message}
-					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "developer":
 					// mapping/chat_responses_request.yaml:30: → input{array}[]{message}
-					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revSystem(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "user":
 					// mapping/chat_responses_request.yaml:34: → input{array}[]{message}
-					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revUser(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "assistant":
 					// mapping/chat_responses_request.yaml:42: → input{array}[]{message}
-					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revAssistant(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "tool":
 					// mapping/chat_responses_request.yaml:57: → input{array}[]{function_call_output}
-					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.Array(codec.Top, "input"), "")
+					revTool(c, e, atElem("messages", i, "", "messages[0]"), c.b.ArrayLit(codec.Top, "input"), "")
 				case "function":
 					// mapping/chat_responses_request.yaml:65: refuse
 					c.refuse(atElem("messages", i, "role", "messages[0].role"), "deprecated function messages have no call id a Responses function_call_output needs; send tool messages")
@@ -1171,10 +1171,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/chat_responses_request.yaml:104: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 15:
@@ -1191,10 +1191,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			c.drop(srcModeration, "moderation", "OpenRouter moderates with its moderation plugin, not this field")
 		case 19:
 			// mapping/chat_responses_request.yaml:116: → text.verbosity
-			c.put(c.b.Object(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
+			c.put(c.b.ObjectLit(codec.Top, "text"), "verbosity", srcVerbosity.Raw())
 		case 20:
 			// mapping/chat_responses_request.yaml:118: → reasoning.effort
-			c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+			c.put(c.b.ObjectLit(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 		case 21:
 			// mapping/chat_responses_request.yaml:121: → store
 			revStore(c, srcStore, "store", codec.Top, "store")
@@ -1251,7 +1251,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatTextSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:149: → text.format{text}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatTextType.Raw())
 					}
 				}
 			case "json_object":
@@ -1271,7 +1271,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatJsonObjectSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:151: → text.format{json_object}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatJsonObjectType.Raw())
 					}
 				}
 			case "json_schema":
@@ -1294,7 +1294,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					switch bits.TrailingZeros64(srcResponseFormatJsonSchemaSet) {
 					case 0:
 						// mapping/chat_responses_request.yaml:153: → text.format{json_schema}.type
-						c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
+						c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "type", srcResponseFormatJsonSchemaType.Raw())
 					case 1:
 						var srcResponseFormatJsonSchemaJsonSchemaName, srcResponseFormatJsonSchemaJsonSchemaDescription, srcResponseFormatJsonSchemaJsonSchemaSchema, srcResponseFormatJsonSchemaJsonSchemaStrict codec.Value
 						var srcResponseFormatJsonSchemaJsonSchemaSet uint64
@@ -1321,16 +1321,16 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 							switch bits.TrailingZeros64(srcResponseFormatJsonSchemaJsonSchemaSet) {
 							case 0:
 								// mapping/chat_responses_request.yaml:155: → text.format{json_schema}.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "name", srcResponseFormatJsonSchemaJsonSchemaName.Raw())
 							case 1:
 								// mapping/chat_responses_request.yaml:157: → text.format{json_schema}.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "description", srcResponseFormatJsonSchemaJsonSchemaDescription.Raw())
 							case 2:
 								// mapping/chat_responses_request.yaml:159: → text.format{json_schema}.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "schema", srcResponseFormatJsonSchemaJsonSchemaSchema.Raw())
 							case 3:
 								// mapping/chat_responses_request.yaml:162: → text.format{json_schema}.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "text"), "format"), "strict", srcResponseFormatJsonSchemaJsonSchemaStrict.Raw())
 							}
 						}
 					}
@@ -1366,7 +1366,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:168: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							var srcToolChoiceObjectFunctionFunctionName codec.Value
 							var srcToolChoiceObjectFunctionFunctionSet uint64
@@ -1384,7 +1384,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								switch bits.TrailingZeros64(srcToolChoiceObjectFunctionFunctionSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:170: → tool_choice{object}{function}.name
-									c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
+									c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "name", srcToolChoiceObjectFunctionFunctionName.Raw())
 								}
 							}
 						}
@@ -1452,7 +1452,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsSet) {
 						case 0:
 							// mapping/chat_responses_request.yaml:178: → tool_choice{object}{allowed_tools}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectAllowedToolsType.Raw())
 						case 1:
 							var srcToolChoiceObjectAllowedToolsAllowedToolsMode, srcToolChoiceObjectAllowedToolsAllowedToolsTools codec.Value
 							var srcToolChoiceObjectAllowedToolsAllowedToolsSet uint64
@@ -1473,10 +1473,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 								switch bits.TrailingZeros64(srcToolChoiceObjectAllowedToolsAllowedToolsSet) {
 								case 0:
 									// mapping/chat_responses_request.yaml:180: → tool_choice{object}{allowed_tools}.mode
-									c.put(c.b.Object(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
+									c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "mode", srcToolChoiceObjectAllowedToolsAllowedToolsMode.Raw())
 								case 1:
 									// mapping/chat_responses_request.yaml:182: → tool_choice{object}{allowed_tools}.tools
-									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.Object(codec.Top, "tool_choice"), "tools")
+									revAllowedTools(c, srcToolChoiceObjectAllowedToolsAllowedToolsTools, "tool_choice.allowed_tools.tools", c.b.ObjectLit(codec.Top, "tool_choice"), "tools")
 								}
 							}
 						}
@@ -1508,8 +1508,8 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 					case 0:
 						// mapping/chat_responses_request.yaml:189: → tool_choice{object}{function}.name
 						if !present(srcToolChoice) {
-							c.b.SetJSON(c.b.Object(codec.Top, "tool_choice"), "type", "\"function\"")
-							c.put(c.b.Object(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
+							c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "tool_choice"), "type", "\"function\"")
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "name", srcFunctionCallObjectName.Raw())
 						}
 					}
 				}
@@ -1519,7 +1519,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionType, srcToolsFunctionFunction codec.Value
 					var srcToolsFunctionSet uint64
 					for k, m := range e.Members() {
@@ -1581,7 +1581,7 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 						}
 					}
 				case "custom":
-					srcToolsCustomOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsCustomOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsCustomOutFormat codec.Ref
 					var srcToolsCustomType, srcToolsCustomCustom codec.Value
 					var srcToolsCustomSet uint64
@@ -1715,10 +1715,10 @@ func (c *rev) chatResponsesRequestOpenRouter(v codec.Value) {
 			}
 		case 35:
 			// mapping/chat_responses_request.yaml:222: → tools[]{function}
-			revFunctions(c, srcFunctions, "functions", c.b.Array(codec.Top, "tools"), "")
+			revFunctions(c, srcFunctions, "functions", c.b.ArrayLit(codec.Top, "tools"), "")
 		case 36:
 			// mapping/chat_responses_request.yaml:226: → tools[]{web_search}
-			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.Array(codec.Top, "tools"), "")
+			revWebSearch(c, srcWebSearchOptions, "web_search_options", c.b.ArrayLit(codec.Top, "tools"), "")
 		case 37:
 			// mapping/chat_responses_request.yaml:232: → reasoning
 			revReasoning(c, srcReasoning, "reasoning", codec.Top, "reasoning")

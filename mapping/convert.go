@@ -437,8 +437,9 @@ func rawString(raw []byte) string {
 
 // put sets a member the mapping maps a field to, unless an earlier entry
 // of the mapping set it (reasoning.summary before the deprecated
-// generate_summary).
-func (c *conv) put(obj codec.Ref, key string, raw []byte) { c.b.SetNew(obj, key, raw) }
+// generate_summary). Generated code's: key is a literal the generator
+// checked.
+func (c *conv) put(obj codec.Ref, key string, raw []byte) { c.b.SetNewLit(obj, key, raw) }
 
 // tagPath is the path of a union value's tag (OpenAI's errors name
 // tools[0].type, not tools[0]); path itself when the tag is absent.

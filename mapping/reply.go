@@ -218,8 +218,9 @@ func (c *reply) unknown(doc *codec.Doc, extra func([]byte) bool, below func(code
 }
 
 // put sets a member the mapping maps a field to (a later chunk's value
-// replaces an earlier one).
-func (c *reply) put(obj codec.Ref, key string, raw []byte) { c.b.Set(obj, key, raw) }
+// replaces an earlier one). Generated code's: key is a literal the
+// generator checked.
+func (c *reply) put(obj codec.Ref, key string, raw []byte) { c.b.SetLit(obj, key, raw) }
 
 // warn records a warning once per path and reason.
 func (c *reply) warn(path, reason string) { c.add(Warning{Path: path, Reason: reason}) }

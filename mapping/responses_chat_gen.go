@@ -118,56 +118,56 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/responses_chat.yaml:43: → messages[]{assistant}
-						reasoningItem(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						reasoningItem(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -228,7 +228,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
-			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.b.SetJSONLit(codec.Top, "logprobs", "true")
 			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
@@ -285,10 +285,10 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -343,7 +343,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -375,19 +375,19 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -427,13 +427,13 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				switch bits.TrailingZeros64(srcReasoningSet) {
 				case 0:
 					// mapping/responses_chat.yaml:199: → reasoning.effort
-					c.put(c.b.Object(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "reasoning"), "effort", srcReasoningEffort.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:202: → reasoning.summary
-					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "reasoning"), "summary", srcReasoningSummary.Raw())
 				case 2:
 					// mapping/responses_chat.yaml:205: lossy → reasoning.summary
-					c.put(c.b.Object(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "reasoning"), "summary", srcReasoningGenerateSummary.Raw())
 					c.warn("reasoning.generate_summary", "deprecated; read as summary when summary is absent")
 				case 3:
 					// mapping/responses_chat.yaml:209: drop
@@ -486,10 +486,10 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -547,7 +547,7 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -612,37 +612,37 @@ func (c *conv) responsesChatOpenRouter(v codec.Value) {
 					}
 				case "custom":
 					// mapping/responses_chat.yaml:309: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/responses_chat.yaml:334: → tools[]{web_search}
-					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search_2025_08_26":
 					// mapping/responses_chat.yaml:338: → tools[]{web_search_2025_08_26}
-					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search_preview":
 					// mapping/responses_chat.yaml:342: → tools[]{web_search_preview}
-					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search_preview_2025_03_11":
 					// mapping/responses_chat.yaml:346: → tools[]{web_search_preview_2025_03_11}
-					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					webSearch(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "image_generation":
 					// mapping/responses_chat.yaml:350: lossy → tools[]{openrouter:image_generation}
-					imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					imageGeneration(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					c.warn(atElem("tools", i, "", "tools[0]"), "OpenRouter's image generation server tool; size, quality and the like are its own")
 				case "file_search":
 					// mapping/responses_chat.yaml:354: drop
@@ -784,56 +784,56 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/responses_chat.yaml:43: drop
 						c.drop(e, atElem("input", i, "", "input[0]"), "OpenAI's chat messages carry no reasoning; replayed reasoning is left out")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -894,7 +894,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
-			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.b.SetJSONLit(codec.Top, "logprobs", "true")
 			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
@@ -909,7 +909,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 			// mapping/responses_chat.yaml:152: → stream
 			c.put(codec.Top, "stream", srcStream.Raw())
 			if string(srcStream.Raw()) == "true" {
-				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+				c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
 			var srcStreamOptionsIncludeObfuscation codec.Value
@@ -928,7 +928,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcStreamOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:156: → stream_options.include_obfuscation
-					c.put(c.b.Object(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "stream_options"), "include_obfuscation", srcStreamOptionsIncludeObfuscation.Raw())
 				}
 			}
 		case 12:
@@ -954,10 +954,10 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -1012,7 +1012,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -1044,19 +1044,19 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -1084,10 +1084,10 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/responses_chat.yaml:176: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:176: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
@@ -1177,10 +1177,10 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -1237,7 +1237,7 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -1302,22 +1302,22 @@ func (c *conv) responsesChatOpenAI(v codec.Value) {
 					}
 				case "custom":
 					// mapping/responses_chat.yaml:309: → tools[]{custom}
-					customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					customTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/responses_chat.yaml:334: lossy → web_search_options
 					webSearchOptions(c, e, atElem("tools", i, "", "tools[0]"), codec.Top, "web_search_options")
@@ -1477,56 +1477,56 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/dialects/compatible-reasoning.yaml:17: → messages[]{assistant}
-						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -1587,7 +1587,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			c.put(codec.Top, "top_p", srcTopP.Raw())
 		case 6:
 			// mapping/responses_chat.yaml:142: → top_logprobs
-			c.b.SetJSON(codec.Top, "logprobs", "true")
+			c.b.SetJSONLit(codec.Top, "logprobs", "true")
 			c.put(codec.Top, "top_logprobs", srcTopLogprobs.Raw())
 		case 7:
 			// mapping/responses_chat.yaml:146: → parallel_tool_calls
@@ -1602,7 +1602,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 			// mapping/responses_chat.yaml:152: → stream
 			c.put(codec.Top, "stream", srcStream.Raw())
 			if string(srcStream.Raw()) == "true" {
-				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+				c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
 			var srcStreamOptionsIncludeObfuscation codec.Value
@@ -1647,10 +1647,10 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -1705,7 +1705,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -1737,19 +1737,19 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -1777,10 +1777,10 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				switch bits.TrailingZeros64(srcModerationSet) {
 				case 0:
 					// mapping/responses_chat.yaml:176: → moderation.model
-					c.put(c.b.Object(codec.Top, "moderation"), "model", srcModerationModel.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "model", srcModerationModel.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:176: → moderation.policy
-					c.put(c.b.Object(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "moderation"), "policy", srcModerationPolicy.Raw())
 				}
 			}
 		case 19:
@@ -1870,10 +1870,10 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -1931,7 +1931,7 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -1996,22 +1996,22 @@ func (c *conv) responsesChatCompatibleReasoning(v codec.Value) {
 					}
 				case "custom":
 					// mapping/dialects/compatible-reasoning.yaml:23: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/dialects/compatible-reasoning.yaml:37: drop
 					c.drop(e, atElem("tools", i, "", "tools[0]"), "these servers search no web (OpenAI's web_search_options are not theirs)")
@@ -2167,56 +2167,56 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/dialects/deepseek.yaml:15: → messages[]{assistant}
-						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -2293,7 +2293,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 			// mapping/responses_chat.yaml:152: → stream
 			c.put(codec.Top, "stream", srcStream.Raw())
 			if string(srcStream.Raw()) == "true" {
-				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+				c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
 			var srcStreamOptionsIncludeObfuscation codec.Value
@@ -2338,10 +2338,10 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -2396,7 +2396,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -2430,7 +2430,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 								// mapping/dialects/deepseek.yaml:80: lossy → response_format{json_object}.type
 								switch string(srcTextFormatJsonSchemaType.Raw()) {
 								case "\"json_schema\"":
-									c.b.SetJSON(c.b.Object(codec.Top, "response_format"), "type", "\"json_object\"")
+									c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "response_format"), "type", "\"json_object\"")
 								default:
 									c.warn("text.format.type", string(srcTextFormatJsonSchemaType.Raw())+" is not a value the mapping carries to response_format{json_object}.type; left out")
 								}
@@ -2488,22 +2488,22 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					// mapping/dialects/deepseek.yaml:26: → reasoning_effort
 					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"disabled\"")
 					case "\"minimal\"":
-						c.b.SetJSON(codec.Top, "reasoning_effort", "\"low\"")
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(codec.Top, "reasoning_effort", "\"low\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"low\"":
 						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"medium\"":
-						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(codec.Top, "reasoning_effort", "\"high\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"high\"":
 						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"xhigh\"":
-						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(codec.Top, "reasoning_effort", "\"high\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					default:
 						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
 					}
@@ -2564,10 +2564,10 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -2625,7 +2625,7 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -2690,22 +2690,22 @@ func (c *conv) responsesChatDeepseek(v codec.Value) {
 					}
 				case "custom":
 					// mapping/dialects/deepseek.yaml:46: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/dialects/deepseek.yaml:74: drop
 					c.drop(e, atElem("tools", i, "", "tools[0]"), "DeepSeek's API searches no web (OpenAI's web_search_options are not its)")
@@ -2861,56 +2861,56 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/dialects/kimi.yaml:17: → messages[]{assistant}
-						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						reasoningCarrier(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -2985,7 +2985,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 			// mapping/responses_chat.yaml:152: → stream
 			c.put(codec.Top, "stream", srcStream.Raw())
 			if string(srcStream.Raw()) == "true" {
-				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+				c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
 			var srcStreamOptionsIncludeObfuscation codec.Value
@@ -3030,10 +3030,10 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -3088,7 +3088,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -3120,19 +3120,19 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -3174,17 +3174,17 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					// mapping/dialects/kimi.yaml:24: lossy → thinking.type
 					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"disabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"disabled\"")
 					case "\"minimal\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"low\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"medium\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"high\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					case "\"xhigh\"":
-						c.b.SetJSON(c.b.Object(codec.Top, "thinking"), "type", "\"enabled\"")
+						c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "thinking"), "type", "\"enabled\"")
 					default:
 						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to thinking.type; left out")
 					}
@@ -3246,10 +3246,10 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -3307,7 +3307,7 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -3372,22 +3372,22 @@ func (c *conv) responsesChatKimi(v codec.Value) {
 					}
 				case "custom":
 					// mapping/dialects/kimi.yaml:34: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/dialects/kimi.yaml:62: drop
 					c.drop(e, atElem("tools", i, "", "tools[0]"), "Kimi's API searches no web (OpenAI's web_search_options are not its)")
@@ -3543,56 +3543,56 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/dialects/mistral.yaml:26: drop
 						c.drop(e, atElem("input", i, "", "input[0]"), "Mistral refuses reasoning fields on assistant messages (its models' thinking comes back as content chunks, which chat replays do not carry); replayed reasoning is left out")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -3744,7 +3744,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -3776,19 +3776,19 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -3832,7 +3832,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					case "\"none\"", "\"high\"":
 						c.put(codec.Top, "reasoning_effort", srcReasoningEffort.Raw())
 					case "\"xhigh\"":
-						c.b.SetJSON(codec.Top, "reasoning_effort", "\"high\"")
+						c.b.SetJSONLit(codec.Top, "reasoning_effort", "\"high\"")
 					default:
 						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to reasoning_effort; left out")
 					}
@@ -3893,10 +3893,10 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -3954,7 +3954,7 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -4019,22 +4019,22 @@ func (c *conv) responsesChatMistral(v codec.Value) {
 					}
 				case "custom":
 					// mapping/dialects/mistral.yaml:46: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/dialects/mistral.yaml:78: drop
 					c.drop(e, atElem("tools", i, "", "tools[0]"), "Mistral's chat API has no web search (its web search is a tool of its Agents API)")
@@ -4190,56 +4190,56 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			switch srcInput.Kind() {
 			case codec.String:
 				// mapping/responses_chat.yaml:29: → messages[]{user}
-				userInput(c, srcInput, "input", c.b.Array(codec.Top, "messages"), "")
+				userInput(c, srcInput, "input", c.b.ArrayLit(codec.Top, "messages"), "")
 			case codec.Array:
 				for i, e := range srcInput.Elems() {
 					srcInputArrayNode, srcInputArrayKnown, srcInputArrayType := c.tag(e)
 					switch srcInputArrayType {
 					case "message":
 						// mapping/responses_chat.yaml:33: → messages[]{user}
-						message(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						message(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "reasoning":
 						// mapping/dialects/qwen.yaml:16: drop
 						c.drop(e, atElem("input", i, "", "input[0]"), "Qwen's chat templates leave earlier turns' reasoning out of the prompt and DashScope asks for none back; replayed reasoning is left out")
 					case "function_call":
 						// mapping/responses_chat.yaml:52: → messages[]{assistant}
-						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						functionCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "function_call_output":
 						// mapping/responses_chat.yaml:56: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call":
 						// mapping/responses_chat.yaml:60: → messages[]{assistant}
-						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						customToolCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "custom_tool_call_output":
 						// mapping/responses_chat.yaml:64: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call":
 						// mapping/responses_chat.yaml:68: → messages[]{assistant}
-						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						localShellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "local_shell_call_output":
 						// mapping/responses_chat.yaml:72: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call":
 						// mapping/responses_chat.yaml:76: → messages[]{assistant}
-						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						shellCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "shell_call_output":
 						// mapping/responses_chat.yaml:80: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call":
 						// mapping/responses_chat.yaml:84: → messages[]{assistant}
-						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						applyPatchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "apply_patch_call_output":
 						// mapping/responses_chat.yaml:88: → messages[]{tool}
-						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						callOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_call":
 						// mapping/responses_chat.yaml:92: → messages[]{assistant}
-						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchCall(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "tool_search_output":
 						// mapping/responses_chat.yaml:96: → messages[]{tool}
-						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "messages"), "")
+						toolSearchOutput(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "messages"), "")
 					case "additional_tools":
 						// mapping/responses_chat.yaml:100: → tools[]{function}
-						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.Array(codec.Top, "tools"), "")
+						additionalTools(c, e, atElem("input", i, "", "input[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 					case "item_reference":
 					// mapping/responses_chat.yaml:104: gateway: the gateway resolves it from its store (any input or output item the tenant has stored) before conversion, and stores the item it names as this response's input; an unknown id is 400 naming input[i].id (a converter alone resolves it through Options.Items)
 					case "web_search_call":
@@ -4314,7 +4314,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 			// mapping/responses_chat.yaml:152: → stream
 			c.put(codec.Top, "stream", srcStream.Raw())
 			if string(srcStream.Raw()) == "true" {
-				c.b.SetJSON(c.b.Object(codec.Top, "stream_options"), "include_usage", "true")
+				c.b.SetJSONLit(c.b.ObjectLit(codec.Top, "stream_options"), "include_usage", "true")
 			}
 		case 11:
 			var srcStreamOptionsIncludeObfuscation codec.Value
@@ -4359,10 +4359,10 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 				switch bits.TrailingZeros64(srcPromptCacheOptionsSet) {
 				case 0:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.mode
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "mode", srcPromptCacheOptionsMode.Raw())
 				case 1:
 					// mapping/responses_chat.yaml:163: → prompt_cache_options.ttl
-					c.put(c.b.Object(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
+					c.put(c.b.ObjectLit(codec.Top, "prompt_cache_options"), "ttl", srcPromptCacheOptionsTtl.Raw())
 				}
 			}
 		case 14:
@@ -4417,7 +4417,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonObjectSet) {
 							case 0:
 								// mapping/responses_chat.yaml:184: → response_format{json_object}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonObjectType.Raw())
 							}
 						}
 					case "json_schema":
@@ -4449,19 +4449,19 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 							switch bits.TrailingZeros64(srcTextFormatJsonSchemaSet) {
 							case 0:
 								// mapping/responses_chat.yaml:186: → response_format{json_schema}.type
-								c.put(c.b.Object(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
+								c.put(c.b.ObjectLit(codec.Top, "response_format"), "type", srcTextFormatJsonSchemaType.Raw())
 							case 1:
 								// mapping/responses_chat.yaml:188: → response_format{json_schema}.json_schema.name
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "name", srcTextFormatJsonSchemaName.Raw())
 							case 2:
 								// mapping/responses_chat.yaml:190: → response_format{json_schema}.json_schema.description
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "description", srcTextFormatJsonSchemaDescription.Raw())
 							case 3:
 								// mapping/responses_chat.yaml:192: → response_format{json_schema}.json_schema.schema
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "schema", srcTextFormatJsonSchemaSchema.Raw())
 							case 4:
 								// mapping/responses_chat.yaml:195: → response_format{json_schema}.json_schema.strict
-								c.put(c.b.Object(c.b.Object(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
+								c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "response_format"), "json_schema"), "strict", srcTextFormatJsonSchemaStrict.Raw())
 							}
 						}
 					default:
@@ -4503,17 +4503,17 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					// mapping/dialects/qwen.yaml:23: lossy → enable_thinking
 					switch string(srcReasoningEffort.Raw()) {
 					case "\"none\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "false")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "false")
 					case "\"minimal\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "true")
 					case "\"low\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "true")
 					case "\"medium\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "true")
 					case "\"high\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "true")
 					case "\"xhigh\"":
-						c.b.SetJSON(codec.Top, "enable_thinking", "true")
+						c.b.SetJSONLit(codec.Top, "enable_thinking", "true")
 					default:
 						c.warn("reasoning.effort", string(srcReasoningEffort.Raw())+" is not a value the mapping carries to enable_thinking; left out")
 					}
@@ -4575,10 +4575,10 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 						switch bits.TrailingZeros64(srcToolChoiceObjectFunctionSet) {
 						case 0:
 							// mapping/responses_chat.yaml:243: → tool_choice{object}{function}.type
-							c.put(c.b.Object(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
+							c.put(c.b.ObjectLit(codec.Top, "tool_choice"), "type", srcToolChoiceObjectFunctionType.Raw())
 						case 1:
 							// mapping/responses_chat.yaml:245: → tool_choice{object}{function}.function.name
-							c.put(c.b.Object(c.b.Object(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
+							c.put(c.b.ObjectLit(c.b.ObjectLit(codec.Top, "tool_choice"), "function"), "name", srcToolChoiceObjectFunctionName.Raw())
 						}
 					}
 				case "allowed_tools":
@@ -4636,7 +4636,7 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 				srcToolsNode, srcToolsKnown, srcToolsType := c.tag(e)
 				switch srcToolsType {
 				case "function":
-					srcToolsFunctionOut := c.b.AppendObject(c.b.Array(codec.Top, "tools"))
+					srcToolsFunctionOut := c.b.AppendObject(c.b.ArrayLit(codec.Top, "tools"))
 					var srcToolsFunctionOutFunction codec.Ref
 					var srcToolsFunctionType, srcToolsFunctionName, srcToolsFunctionDescription, srcToolsFunctionParameters, srcToolsFunctionStrict, srcToolsFunctionDeferLoading, srcToolsFunctionAllowedCallers, srcToolsFunctionOutputSchema codec.Value
 					var srcToolsFunctionSet uint64
@@ -4701,22 +4701,22 @@ func (c *conv) responsesChatQwen(v codec.Value) {
 					}
 				case "custom":
 					// mapping/dialects/qwen.yaml:32: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "local_shell":
 					// mapping/responses_chat.yaml:313: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "shell":
 					// mapping/responses_chat.yaml:317: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "apply_patch":
 					// mapping/responses_chat.yaml:321: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "namespace":
 					// mapping/responses_chat.yaml:325: → tools[]{function}
-					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					namespaceTools(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "tool_search":
 					// mapping/responses_chat.yaml:329: → tools[]{function}
-					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.Array(codec.Top, "tools"), "")
+					virtualTool(c, e, atElem("tools", i, "", "tools[0]"), c.b.ArrayLit(codec.Top, "tools"), "")
 				case "web_search":
 					// mapping/dialects/qwen.yaml:60: drop
 					c.drop(e, atElem("tools", i, "", "tools[0]"), "DashScope searches no web (OpenAI's web_search_options are not its)")

@@ -287,12 +287,9 @@ func (c *rev) refuse(path, reason string) {
 }
 
 // put sets a member unless an earlier entry set it (max_completion_tokens
-// before max_tokens, tool_choice before function_call).
-func (c *rev) put(obj codec.Ref, key string, raw []byte) {
-	if !c.b.Has(obj, key) {
-		c.b.Set(obj, key, raw)
-	}
-}
+// before max_tokens, tool_choice before function_call). Generated code's:
+// key is a literal the generator checked.
+func (c *rev) put(obj codec.Ref, key string, raw []byte) { c.b.SetNewLit(obj, key, raw) }
 
 func (c *rev) tag(v codec.Value) (codec.Node, bool, string) {
 	n, ok := c.doc.NodeAt(v)
