@@ -46,7 +46,7 @@ type bnode struct {
 	key               string // the member's key ("" for an array element)
 	raw               []byte // bRaw
 	kind              bkind
-	lit               bool // key is a literal the generator checked: written without a check
+	lit               bool  // key is a literal the generator checked: written without a check
 	first, last, next int32 // children (0: none; the top is never a child)
 }
 
