@@ -132,6 +132,9 @@ func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
 	}
 }
 
+// SetStringLit is SetString for a literal key.
+func (b *Builder) SetStringLit(obj Ref, key, s string) { b.SetLit(obj, key, b.quote(s)) }
+
 // SetJSONLit is SetJSON for a literal key.
 func (b *Builder) SetJSONLit(obj Ref, key, raw string) {
 	b.SetLit(obj, key, unsafe.Slice(unsafe.StringData(raw), len(raw)))

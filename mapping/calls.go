@@ -24,15 +24,15 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 	}
 	m := c.assistant()
 	if c.h.calls < 0 {
-		c.h.calls = c.b.Array(m, "tool_calls")
+		c.h.calls = c.b.ArrayLit(m, "tool_calls")
 	}
 	c.h.setState(id, callPending)
 	c.h.group = append(c.h.group, pendingCall{id, path})
 	tc := c.b.AppendObject(c.h.calls)
 	if up := c.callID(id); up != id {
-		c.b.SetString(tc, "id", up)
+		c.b.SetStringLit(tc, "id", up)
 	} else {
-		c.b.Set(tc, "id", idv.Raw())
+		c.b.SetLit(tc, "id", idv.Raw())
 	}
 	c.caller(v, path)
 	return tc
@@ -42,8 +42,8 @@ func (c *conv) call(dst codec.Ref, v codec.Value, path string) codec.Ref {
 // and returns the function object.
 func (c *conv) callFunction(dst codec.Ref, v codec.Value, path string) codec.Ref {
 	tc := c.call(dst, v, path)
-	c.b.SetJSON(tc, "type", `"function"`)
-	return c.b.Object(tc, "function")
+	c.b.SetJSONLit(tc, "type", `"function"`)
+	return c.b.ObjectLit(tc, "function")
 }
 
 // caller warns for a call or output made by OpenAI's programmatic tool
@@ -62,11 +62,11 @@ func functionCall(c *conv, v codec.Value, path string, dst codec.Ref, key string
 	fn := c.callFunction(dst, v, path)
 	if ns, ok := v.Get("namespace").Str(); ok {
 		name, _ := v.Get("name").Str()
-		c.b.SetString(fn, "name", c.upstreamName("function", ns, name))
+		c.b.SetStringLit(fn, "name", c.upstreamName("function", ns, name))
 	} else {
-		c.b.Set(fn, "name", v.Get("name").Raw())
+		c.b.SetLit(fn, "name", v.Get("name").Raw())
 	}
-	c.b.Set(fn, "arguments", v.Get("arguments").Raw())
+	c.b.SetLit(fn, "arguments", v.Get("arguments").Raw())
 }
 
 // upstreamName is the name a tool of the request has upstream (a
@@ -95,15 +95,15 @@ func customToolCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 	input := v.Get("input")
 	if c.custom() {
 		tc := c.call(dst, v, path)
-		c.b.SetJSON(tc, "type", `"custom"`)
-		ct := c.b.Object(tc, "custom")
-		c.b.SetString(ct, "name", name)
-		c.b.Set(ct, "input", input.Raw())
+		c.b.SetJSONLit(tc, "type", `"custom"`)
+		ct := c.b.ObjectLit(tc, "custom")
+		c.b.SetStringLit(ct, "name", name)
+		c.b.SetLit(ct, "input", input.Raw())
 		return
 	}
 	fn := c.callFunction(dst, v, path)
-	c.b.SetString(fn, "name", name)
-	c.b.Set(fn, "arguments", c.arguments(`{"input":`, input.Raw(), `}`))
+	c.b.SetStringLit(fn, "name", name)
+	c.b.SetLit(fn, "arguments", c.arguments(`{"input":`, input.Raw(), `}`))
 }
 
 // arguments is a JSON string holding the JSON text pre+raw+post.
@@ -118,7 +118,7 @@ func (c *conv) arguments(pre string, raw []byte, post string) []byte {
 //transponder:transform object -> object
 func localShellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	fn := c.callFunction(dst, v, path)
-	c.b.SetJSON(fn, "name", `"local_shell"`)
+	c.b.SetJSONLit(fn, "name", `"local_shell"`)
 	var args []byte
 	args = append(args, '{')
 	for k, m := range v.Get("action").Members() {
@@ -132,7 +132,7 @@ func localShellCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 		args = append(args, m.Raw()...)
 	}
 	args = append(args, '}')
-	c.b.Set(fn, "arguments", c.arguments("", args, ""))
+	c.b.SetLit(fn, "arguments", c.arguments("", args, ""))
 }
 
 // shellCall: a call of the function shell; the action is the arguments.
@@ -140,8 +140,8 @@ func localShellCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 //transponder:transform object -> object
 func shellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	fn := c.callFunction(dst, v, path)
-	c.b.SetJSON(fn, "name", `"shell"`)
-	c.b.Set(fn, "arguments", c.arguments("", v.Get("action").Raw(), ""))
+	c.b.SetJSONLit(fn, "name", `"shell"`)
+	c.b.SetLit(fn, "arguments", c.arguments("", v.Get("action").Raw(), ""))
 	if e := v.Get("environment"); present(e) {
 		c.warn(path+".environment", "the client runs the commands; the environment is not carried")
 	}
@@ -153,8 +153,8 @@ func shellCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 //transponder:transform object -> object
 func applyPatchCall(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	fn := c.callFunction(dst, v, path)
-	c.b.SetJSON(fn, "name", `"apply_patch"`)
-	c.b.Set(fn, "arguments", c.arguments("", v.Get("operation").Raw(), ""))
+	c.b.SetJSONLit(fn, "name", `"apply_patch"`)
+	c.b.SetLit(fn, "arguments", c.arguments("", v.Get("operation").Raw(), ""))
 }
 
 // toolSearchCall: a call of the function tool_search (a client search);
@@ -168,15 +168,15 @@ func toolSearchCall(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 		return
 	}
 	fn := c.callFunction(dst, v, path)
-	c.b.SetJSON(fn, "name", `"tool_search"`)
+	c.b.SetJSONLit(fn, "name", `"tool_search"`)
 	args := v.Get("arguments")
 	switch args.Kind() {
 	case codec.String:
-		c.b.Set(fn, "arguments", args.Raw())
+		c.b.SetLit(fn, "arguments", args.Raw())
 	case codec.Invalid, codec.Null:
-		c.b.SetJSON(fn, "arguments", `"{}"`)
+		c.b.SetJSONLit(fn, "arguments", `"{}"`)
 	default:
-		c.b.Set(fn, "arguments", c.arguments("", args.Raw(), ""))
+		c.b.SetLit(fn, "arguments", c.arguments("", args.Raw(), ""))
 	}
 }
 
@@ -239,13 +239,13 @@ func (c *conv) output(dst codec.Ref, v codec.Value, path, typ string) {
 func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) {
 	c.caller(v, path)
 	m := c.b.AppendObject(msgs)
-	c.b.SetJSON(m, "role", `"tool"`)
-	c.b.SetString(m, "tool_call_id", c.callID(id))
+	c.b.SetJSONLit(m, "role", `"tool"`)
+	c.b.SetStringLit(m, "tool_call_id", c.callID(id))
 	out := v.Get("output")
 	switch typ {
 	case "shell_call_output":
 		// stdout, stderr and the outcome of each command, as JSON text.
-		c.b.Set(m, "content", c.arguments("", out.Raw(), ""))
+		c.b.SetLit(m, "content", c.arguments("", out.Raw(), ""))
 		if x := v.Get("max_output_length"); present(x) {
 			c.warn(path+".max_output_length", "chat has no output length setting; left out")
 		}
@@ -255,27 +255,27 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 			out = st
 		}
 		if out.Kind() == codec.String {
-			c.b.Set(m, "content", out.Raw())
+			c.b.SetLit(m, "content", out.Raw())
 		} else {
-			c.b.SetJSON(m, "content", `""`)
+			c.b.SetJSONLit(m, "content", `""`)
 		}
 		return
 	case "tool_search_output":
 		tools := v.Get("tools")
 		c.loadTools(tools, path+".tools")
-		c.b.Set(m, "content", c.loadedNames(tools))
+		c.b.SetLit(m, "content", c.loadedNames(tools))
 		return
 	}
 	switch {
 	case out.Kind() == codec.String:
-		c.b.Set(m, "content", out.Raw())
+		c.b.SetLit(m, "content", out.Raw())
 	case !present(out):
-		c.b.SetJSON(m, "content", `""`)
+		c.b.SetJSONLit(m, "content", `""`)
 	default:
 		if text, ok := c.textOnly(out, path+".output"); ok {
-			c.b.Set(m, "content", c.b.Quote(text))
+			c.b.SetLit(m, "content", c.b.Quote(text))
 		} else if c.opts.Dialect.base() == OpenAI {
-			c.b.Set(m, "content", c.b.Quote(c.texts(out, path+".output")))
+			c.b.SetLit(m, "content", c.b.Quote(c.texts(out, path+".output")))
 		} else {
 			c.content(m, "tool", out, path+".output")
 		}

@@ -149,7 +149,7 @@ func splitPath(p string) (key, rest string) {
 // the named tool's members (or allowed_tools' mode and tools, each tool
 // flattened as a function tool is) beside type.
 func flattenChoice(b *codec.Builder, tc codec.Value) {
-	obj := b.Object(codec.Top, "tool_choice")
+	obj := b.ObjectLit(codec.Top, "tool_choice")
 	typ, _ := tc.Get("type").Str()
 	for k, m := range tc.Members() {
 		if string(k.Bytes()) != typ {
@@ -161,7 +161,7 @@ func flattenChoice(b *codec.Builder, tc codec.Value) {
 			b.Set(obj, k.String(), m.Raw())
 			continue
 		}
-		arr := b.Array(obj, "tools")
+		arr := b.ArrayLit(obj, "tools")
 		for _, t := range m.Elems() {
 			tt, _ := t.Get("type").Str()
 			inner := t.Get(tt)
@@ -213,7 +213,7 @@ func flattenTools(v codec.Value) []byte {
 			b.Set(codec.Top, k.String(), m.Raw())
 			continue
 		}
-		arr := b.Array(codec.Top, "tools")
+		arr := b.ArrayLit(codec.Top, "tools")
 		for _, t := range m.Elems() {
 			if !isNestedTool(t) {
 				b.AppendRaw(arr, t.Raw())

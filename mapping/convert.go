@@ -244,10 +244,10 @@ func (c *conv) finish(v codec.Value) {
 		if c.b.Has(codec.Top, "provider") {
 			c.warn("provider", "replaced by the operator's provider preferences")
 		}
-		c.b.Set(codec.Top, "provider", c.opts.Provider)
+		c.b.SetLit(codec.Top, "provider", c.opts.Provider)
 	}
 	if c.opts.SessionID != "" && c.opts.Dialect.base() == OpenRouter && !c.b.Has(codec.Top, "session_id") {
-		c.b.SetString(codec.Top, "session_id", c.opts.SessionID)
+		c.b.SetStringLit(codec.Top, "session_id", c.opts.SessionID)
 	}
 	if tools, ok := c.b.Child(codec.Top, "tools"); !ok || c.b.Len(tools) == 0 {
 		// Chat refuses a tool choice without tools.

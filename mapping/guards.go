@@ -259,7 +259,7 @@ func (c *rev) guard() {
 	if len(c.opts.Models) > 0 {
 		if name, ok := codec.Unquote(raw); ok {
 			if m := renameModel(c.opts.Models, name); m != name {
-				c.b.SetString(codec.Top, "model", m)
+				c.b.SetStringLit(codec.Top, "model", m)
 				raw = c.b.Raw(codec.Top, "model")
 			}
 		}

@@ -158,7 +158,7 @@ func (c *conv) closeAssistant() {
 		switch {
 		case c.h.details >= 0 && c.b.Len(c.h.details) > 0:
 			if !c.b.Has(m, "content") {
-				c.b.SetJSON(m, "content", `""`)
+				c.b.SetJSONLit(m, "content", `""`)
 			}
 		case c.blankContent(m):
 			c.leaveOut(c.h.msgs, m)
@@ -217,7 +217,7 @@ func (c *conv) assistant() codec.Ref {
 		c.endTurn()
 		c.h.asstPath = c.h.path
 		c.h.asst = c.b.AppendObject(c.h.msgs)
-		c.b.SetJSON(c.h.asst, "role", `"assistant"`)
+		c.b.SetJSONLit(c.h.asst, "role", `"assistant"`)
 	}
 	return c.h.asst
 }
@@ -231,8 +231,8 @@ func userInput(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		return
 	}
 	m := c.b.AppendObject(dst)
-	c.b.SetJSON(m, "role", `"user"`)
-	c.b.Set(m, "content", v.Raw())
+	c.b.SetJSONLit(m, "role", `"user"`)
+	c.b.SetLit(m, "content", v.Raw())
 }
 
 // message: a message item of any role. An assistant message joins the
@@ -274,7 +274,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		c.warn(path+".role", c.opts.Dialect.String()+" has no developer role; sent as a system message")
 	}
 	m := c.b.AppendObject(dst)
-	c.b.SetString(m, "role", role)
+	c.b.SetStringLit(m, "role", role)
 	c.content(m, role, content, path+".content")
 	if c.blankContent(m) {
 		// Empty messages are refused by some providers (Anthropic's) and
@@ -308,7 +308,7 @@ func (c *conv) resolveReferences(v codec.Value) ([]byte, error) {
 			b.Set(codec.Top, k.String(), m.Raw())
 			continue
 		}
-		arr := b.Array(codec.Top, "input")
+		arr := b.ArrayLit(codec.Top, "input")
 		for i, it := range m.Elems() {
 			if _, _, typ := c.tag(it); typ != "item_reference" {
 				b.AppendRaw(arr, it.Raw())

@@ -31,8 +31,8 @@ func instructions(c *conv, v codec.Value, path string, dst codec.Ref, key string
 		role = `"developer"`
 	}
 	m := c.b.AppendObject(msgs)
-	c.b.SetJSON(m, "role", role)
-	c.b.Set(m, "content", v.Raw())
+	c.b.SetJSONLit(m, "role", role)
+	c.b.SetLit(m, "content", v.Raw())
 }
 
 // role is the role of the message the instructions become.
@@ -62,12 +62,12 @@ func (c *conv) leaveOut(msgs, m codec.Ref) {
 func (c *conv) mergeSystem(msgs codec.Ref, text []byte) {
 	if c.sys < 0 {
 		c.sys = c.b.AppendObject(msgs)
-		c.b.SetJSON(c.sys, "role", `"system"`)
+		c.b.SetJSONLit(c.sys, "role", `"system"`)
 	} else {
 		c.sysText = append(c.sysText, `\n\n`...)
 	}
 	c.sysText = append(c.sysText, text...)
-	c.b.Set(c.sys, "content", c.b.Quote(c.sysText))
+	c.b.SetLit(c.sys, "content", c.b.Quote(c.sysText))
 }
 
 // textOnly joins the texts of content that is a string or text parts
@@ -112,7 +112,7 @@ func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, tex
 		return
 	}
 	if p >= 0 && (text || c.opts.Dialect.base() == OpenAI) && c.shape().breakpoint {
-		c.b.Set(p, "prompt_cache_breakpoint", x.Raw())
+		c.b.SetLit(p, "prompt_cache_breakpoint", x.Raw())
 		return
 	}
 	if i >= 0 {
@@ -151,16 +151,16 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 // a string as it is, parts as chat parts (text, image_url, file).
 func (c *conv) content(m codec.Ref, role string, content codec.Value, path string) {
 	if content.Kind() == codec.String {
-		c.b.Set(m, "content", content.Raw())
+		c.b.SetLit(m, "content", content.Raw())
 		return
 	}
 	if role == "system" || role == "developer" {
 		if text, ok := c.textOnly(content, path); ok {
-			c.b.Set(m, "content", c.b.Quote(text))
+			c.b.SetLit(m, "content", c.b.Quote(text))
 			return
 		}
 	}
-	parts := c.b.Array(m, "content")
+	parts := c.b.ArrayLit(m, "content")
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
@@ -174,8 +174,8 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 				continue
 			}
 			p := c.b.AppendObject(parts)
-			c.b.SetJSON(p, "type", `"text"`)
-			c.b.Set(p, "text", part.Get("text").Raw())
+			c.b.SetJSONLit(p, "type", `"text"`)
+			c.b.SetLit(p, "text", part.Get("text").Raw())
 			c.breakpoint(p, part, path, i, true)
 		case "input_image":
 			url := part.Get("image_url")
@@ -187,14 +187,14 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 				c.warn(at(path, i, "file_id"), "chat takes images by URL only; the file id is left out")
 			}
 			p := c.b.AppendObject(parts)
-			c.b.SetJSON(p, "type", `"image_url"`)
-			img := c.b.Object(p, "image_url")
-			c.b.Set(img, "url", url.Raw())
+			c.b.SetJSONLit(p, "type", `"image_url"`)
+			img := c.b.ObjectLit(p, "image_url")
+			c.b.SetLit(img, "url", url.Raw())
 			if d := part.Get("detail"); present(d) {
 				if c.opts.Dialect.base() == OpenAI && string(d.Raw()) == `"original"` {
 					c.warn(at(path, i, "detail"), "OpenAI's chat has no detail original; left out")
 				} else {
-					c.b.Set(img, "detail", d.Raw())
+					c.b.SetLit(img, "detail", d.Raw())
 				}
 			}
 			c.breakpoint(p, part, path, i, false)
@@ -205,7 +205,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		}
 	}
 	if c.b.Len(parts) == 0 {
-		c.b.SetJSON(m, "content", `""`) // every part left out (with a warning)
+		c.b.SetJSONLit(m, "content", `""`) // every part left out (with a warning)
 	}
 }
 
@@ -213,7 +213,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 // into content, a refusal into refusal.
 func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 	if content.Kind() == codec.String {
-		c.b.Set(m, "content", content.Raw())
+		c.b.SetLit(m, "content", content.Raw())
 		return
 	}
 	text := c.joined[:0]
@@ -249,13 +249,13 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 				c.warn(at(path, i, ""), c.opts.Dialect.String()+"'s assistant messages have no refusal; sent as the message's text")
 				continue
 			}
-			c.b.Set(m, "refusal", part.Get("refusal").Raw())
+			c.b.SetLit(m, "refusal", part.Get("refusal").Raw())
 		default:
 			c.warn(at(path, i, ""), "content parts of type "+typ+" in an assistant message are not converted; left out")
 		}
 	}
 	if len(text) > 0 {
-		c.b.Set(m, "content", c.b.Quote(text))
+		c.b.SetLit(m, "content", c.b.Quote(text))
 	}
 	c.joined = text[:0]
 }
@@ -292,23 +292,23 @@ func (c *conv) file(parts codec.Ref, part codec.Value, path string) {
 		return
 	}
 	p := c.b.AppendObject(parts)
-	c.b.SetJSON(p, "type", `"file"`)
-	f := c.b.Object(p, "file")
+	c.b.SetJSONLit(p, "type", `"file"`)
+	f := c.b.ObjectLit(p, "file")
 	if use.Exists() {
-		c.b.Set(f, "file_data", use.Raw())
+		c.b.SetLit(f, "file_data", use.Raw())
 		if present(url) && present(data) {
 			c.warn(path+".file_url", "the file is sent by its data; the URL is left out")
 		}
 	}
 	if present(id) {
 		if openai {
-			c.b.Set(f, "file_id", id.Raw())
+			c.b.SetLit(f, "file_id", id.Raw())
 		} else {
 			c.warn(path+".file_id", "an OpenAI file id means nothing to OpenRouter; left out")
 		}
 	}
 	if x := part.Get("filename"); present(x) {
-		c.b.Set(f, "filename", x.Raw())
+		c.b.SetLit(f, "filename", x.Raw())
 	}
 	c.breakpoint(p, part, path, -1, false)
 	if x := part.Get("detail"); present(x) {

@@ -169,12 +169,12 @@ func reasoningItem(c *conv, v codec.Value, path string, dst codec.Ref, key strin
 	}
 	detail := func(typ string, key string, val codec.Value) {
 		d := c.b.AppendObject(c.details())
-		c.b.SetString(d, "type", typ)
+		c.b.SetStringLit(d, "type", typ)
 		c.b.Set(d, key, val.Raw())
 		if id.Kind() == codec.String {
-			c.b.Set(d, "id", id.Raw())
+			c.b.SetLit(d, "id", id.Raw())
 		}
-		c.b.Set(d, "format", format)
+		c.b.SetLit(d, "format", format)
 	}
 	for _, s := range summary.Elems() {
 		detail("reasoning.summary", "summary", s.Get("text"))
@@ -193,7 +193,7 @@ func reasoningItem(c *conv, v codec.Value, path string, dst codec.Ref, key strin
 func (c *conv) details() codec.Ref {
 	m := c.assistant()
 	if c.h.details < 0 {
-		c.h.details = c.b.Array(m, "reasoning_details")
+		c.h.details = c.b.ArrayLit(m, "reasoning_details")
 	}
 	return c.h.details
 }

@@ -156,7 +156,7 @@ func toolCalls(c *reply, v codec.Value, path string, dst codec.Ref, key string) 
 //
 //transponder:transform number -> object
 func cost(c *reply, v codec.Value, path string, dst codec.Ref, key string) {
-	c.b.Set(c.b.Object(dst, key), "cost", v.Raw())
+	c.b.SetLit(c.b.Object(dst, key), "cost", v.Raw())
 }
 
 // streamError hands a mid-stream error over.

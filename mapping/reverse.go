@@ -208,7 +208,7 @@ func (c *rev) check(v codec.Value) *Error {
 // tools' strict default, and the warnings for unknown fields.
 func (c *rev) finish() {
 	if c.hasIn {
-		c.b.Set(codec.Top, "instructions", codec.AppendString(nil, string(c.instr)))
+		c.b.SetLit(codec.Top, "instructions", codec.AppendString(nil, string(c.instr)))
 	}
 	if !c.b.Has(codec.Top, "store") {
 		c.b.SetBool(codec.Top, "store", c.opts.Store)
@@ -221,7 +221,7 @@ func (c *rev) finish() {
 			if !c.b.Has(t, "parameters") {
 				// a chat function without parameters takes none; the
 				// Responses API requires the schema
-				c.b.SetJSON(t, "parameters", `{"type":"object","properties":{}}`)
+				c.b.SetJSONLit(t, "parameters", `{"type":"object","properties":{}}`)
 			}
 			if !c.b.Has(t, "strict") {
 				c.b.SetBool(t, "strict", false)
@@ -315,7 +315,7 @@ func (c *rev) unknownType(n codec.Node, ok bool, path string) {
 // item appends an input item of the given type to the input array.
 func (c *rev) item(dst codec.Ref, typ string) codec.Ref {
 	it := c.b.AppendObject(dst)
-	c.b.SetString(it, "type", typ) // (quoted into the Builder's memory: no string made)
+	c.b.SetStringLit(it, "type", typ) // (quoted into the Builder's memory: no string made)
 	return it
 }
 
@@ -323,10 +323,10 @@ func (c *rev) item(dst codec.Ref, typ string) codec.Ref {
 func (c *rev) textParts(dst codec.Ref, content codec.Value, typ string) {
 	for _, p := range content.Elems() {
 		out := c.b.AppendObject(dst)
-		c.b.SetString(out, "type", typ)
-		c.b.Set(out, "text", p.Get("text").Raw())
+		c.b.SetStringLit(out, "type", typ)
+		c.b.SetLit(out, "text", p.Get("text").Raw())
 		if bp := p.Get("prompt_cache_breakpoint"); present(bp) {
-			c.b.Set(out, "prompt_cache_breakpoint", bp.Raw())
+			c.b.SetLit(out, "prompt_cache_breakpoint", bp.Raw())
 		}
 	}
 }

@@ -37,12 +37,12 @@ func revSystem(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 		return
 	}
 	it := c.item(dst, "message")
-	c.b.Set(it, "role", role.Raw())
+	c.b.SetLit(it, "role", role.Raw())
 	if content.Kind() == codec.String {
-		c.b.Set(it, "content", content.Raw())
+		c.b.SetLit(it, "content", content.Raw())
 		return
 	}
-	c.textParts(c.b.Array(it, "content"), content, "input_text")
+	c.textParts(c.b.ArrayLit(it, "content"), content, "input_text")
 }
 
 // revUser: a user message → a user message item, its parts as input parts.
@@ -52,12 +52,12 @@ func revUser(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 	content := v.Get("content")
 	c.warnName(v, path)
 	it := c.item(dst, "message")
-	c.b.SetJSON(it, "role", `"user"`)
+	c.b.SetJSONLit(it, "role", `"user"`)
 	if content.Kind() == codec.String {
-		c.b.Set(it, "content", content.Raw())
+		c.b.SetLit(it, "content", content.Raw())
 		return
 	}
-	parts := c.b.Array(it, "content")
+	parts := c.b.ArrayLit(it, "content")
 	for j, p := range content.Elems() {
 		pp := path + ".content[" + strconv.Itoa(j) + "]"
 		typ, _ := p.Get("type").Str()
@@ -65,22 +65,22 @@ func revUser(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 		switch typ {
 		case "text":
 			out = c.b.AppendObject(parts)
-			c.b.SetJSON(out, "type", `"input_text"`)
-			c.b.Set(out, "text", p.Get("text").Raw())
+			c.b.SetJSONLit(out, "type", `"input_text"`)
+			c.b.SetLit(out, "text", p.Get("text").Raw())
 		case "image_url":
 			img := p.Get("image_url")
 			out = c.b.AppendObject(parts)
-			c.b.SetJSON(out, "type", `"input_image"`)
-			c.b.Set(out, "image_url", img.Get("url").Raw())
+			c.b.SetJSONLit(out, "type", `"input_image"`)
+			c.b.SetLit(out, "image_url", img.Get("url").Raw())
 			if d := img.Get("detail"); present(d) {
-				c.b.Set(out, "detail", d.Raw())
+				c.b.SetLit(out, "detail", d.Raw())
 			} else {
-				c.b.SetJSON(out, "detail", `"auto"`)
+				c.b.SetJSONLit(out, "detail", `"auto"`)
 			}
 		case "file":
 			f := p.Get("file")
 			out = c.b.AppendObject(parts)
-			c.b.SetJSON(out, "type", `"input_file"`)
+			c.b.SetJSONLit(out, "type", `"input_file"`)
 			for _, k := range [...]string{"file_data", "file_id", "filename"} {
 				if x := f.Get(k); present(x) {
 					c.b.Set(out, k, x.Raw())
@@ -94,7 +94,7 @@ func revUser(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 			return
 		}
 		if bp := p.Get("prompt_cache_breakpoint"); present(bp) {
-			c.b.Set(out, "prompt_cache_breakpoint", bp.Raw())
+			c.b.SetLit(out, "prompt_cache_breakpoint", bp.Raw())
 		}
 	}
 }
@@ -148,31 +148,31 @@ func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 	hasText := content.Kind() == codec.String && len(content.Raw()) > 2 || content.Kind() == codec.Array
 	if hasText || refusal.Kind() == codec.String {
 		it := c.item(dst, "message")
-		c.b.SetJSON(it, "role", `"assistant"`)
-		parts := c.b.Array(it, "content")
+		c.b.SetJSONLit(it, "role", `"assistant"`)
+		parts := c.b.ArrayLit(it, "content")
 		if content.Kind() == codec.String && len(content.Raw()) > 2 {
 			out := c.b.AppendObject(parts)
-			c.b.SetJSON(out, "type", `"output_text"`)
-			c.b.Set(out, "text", content.Raw())
-			c.b.SetJSON(out, "annotations", `[]`)
-			c.b.SetJSON(out, "logprobs", `[]`)
+			c.b.SetJSONLit(out, "type", `"output_text"`)
+			c.b.SetLit(out, "text", content.Raw())
+			c.b.SetJSONLit(out, "annotations", `[]`)
+			c.b.SetJSONLit(out, "logprobs", `[]`)
 		}
 		for _, p := range content.Elems() {
 			out := c.b.AppendObject(parts)
 			if p.Get("type").IsStr("refusal") {
-				c.b.SetJSON(out, "type", `"refusal"`)
-				c.b.Set(out, "refusal", p.Get("refusal").Raw())
+				c.b.SetJSONLit(out, "type", `"refusal"`)
+				c.b.SetLit(out, "refusal", p.Get("refusal").Raw())
 				continue
 			}
-			c.b.SetJSON(out, "type", `"output_text"`)
-			c.b.Set(out, "text", p.Get("text").Raw())
-			c.b.SetJSON(out, "annotations", `[]`)
-			c.b.SetJSON(out, "logprobs", `[]`)
+			c.b.SetJSONLit(out, "type", `"output_text"`)
+			c.b.SetLit(out, "text", p.Get("text").Raw())
+			c.b.SetJSONLit(out, "annotations", `[]`)
+			c.b.SetJSONLit(out, "logprobs", `[]`)
 		}
 		if refusal.Kind() == codec.String {
 			out := c.b.AppendObject(parts)
-			c.b.SetJSON(out, "type", `"refusal"`)
-			c.b.Set(out, "refusal", refusal.Raw())
+			c.b.SetJSONLit(out, "type", `"refusal"`)
+			c.b.SetLit(out, "refusal", refusal.Raw())
 		}
 	}
 	for j, tc := range calls.Elems() {
@@ -197,8 +197,8 @@ func revAssistant(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 		}
 		c.calls[id] = outType
 		it := c.item(dst, itemType)
-		c.b.Set(it, "call_id", tc.Get("id").Raw())
-		c.b.Set(it, "name", fn.Get("name").Raw())
+		c.b.SetLit(it, "call_id", tc.Get("id").Raw())
+		c.b.SetLit(it, "name", fn.Get("name").Raw())
 		c.b.Set(it, argKey, fn.Get(argKey).Raw())
 	}
 }
@@ -253,11 +253,11 @@ func (c *rev) reasoning(dst codec.Ref, details, text codec.Value, path string) {
 			return
 		}
 		it := c.item(dst, "reasoning")
-		c.b.SetString(it, "id", reasoningID(path, 0))
-		c.b.SetJSON(it, "summary", `[]`)
-		p := c.b.AppendObject(c.b.Array(it, "content"))
-		c.b.SetJSON(p, "type", `"reasoning_text"`)
-		c.b.Set(p, "text", text.Raw())
+		c.b.SetStringLit(it, "id", reasoningID(path, 0))
+		c.b.SetJSONLit(it, "summary", `[]`)
+		p := c.b.AppendObject(c.b.ArrayLit(it, "content"))
+		c.b.SetJSONLit(p, "type", `"reasoning_text"`)
+		c.b.SetLit(p, "text", text.Raw())
 	}
 }
 
@@ -328,37 +328,37 @@ func (c *rev) reasoningItem(dst codec.Ref, group []reasonDetail, path string, n 
 		switch detailRank(d.v) {
 		case rankSummary:
 			if summary == 0 {
-				summary = c.b.Array(it, "summary")
+				summary = c.b.ArrayLit(it, "summary")
 			}
 			p := c.b.AppendObject(summary)
-			c.b.SetJSON(p, "type", `"summary_text"`)
-			c.b.Set(p, "text", d.v.Get("summary").Raw())
+			c.b.SetJSONLit(p, "type", `"summary_text"`)
+			c.b.SetLit(p, "text", d.v.Get("summary").Raw())
 		case rankText:
 			if content == 0 {
-				content = c.b.Array(it, "content")
+				content = c.b.ArrayLit(it, "content")
 			}
 			p := c.b.AppendObject(content)
-			c.b.SetJSON(p, "type", `"reasoning_text"`)
-			c.b.Set(p, "text", d.v.Get("text").Raw())
+			c.b.SetJSONLit(p, "type", `"reasoning_text"`)
+			c.b.SetLit(p, "text", d.v.Get("text").Raw())
 		}
 	}
 	if summary == 0 {
-		c.b.SetJSON(it, "summary", `[]`) // the spec requires it
+		c.b.SetJSONLit(it, "summary", `[]`) // the spec requires it
 	}
 	if present(id) {
-		c.b.Set(it, "id", id.Raw())
+		c.b.SetLit(it, "id", id.Raw())
 	} else {
-		c.b.SetString(it, "id", reasoningID(path, n))
+		c.b.SetStringLit(it, "id", reasoningID(path, n))
 	}
 	if present(enc) {
-		c.b.Set(it, "encrypted_content", enc.Raw())
+		c.b.SetLit(it, "encrypted_content", enc.Raw())
 	}
 	if c.opts.Dialect == OpenRouter {
 		if s, _ := format.Str(); slices.Contains(reasoningFormats(), s) {
-			c.b.Set(it, "format", format.Raw())
+			c.b.SetLit(it, "format", format.Raw())
 		}
 		if present(sig) {
-			c.b.Set(it, "signature", sig.Raw())
+			c.b.SetLit(it, "signature", sig.Raw())
 		}
 	}
 }
@@ -386,13 +386,13 @@ func revTool(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 		return
 	}
 	it := c.item(dst, typ)
-	c.b.Set(it, "call_id", id.Raw())
+	c.b.SetLit(it, "call_id", id.Raw())
 	content := v.Get("content")
 	if content.Kind() == codec.String {
-		c.b.Set(it, "output", content.Raw())
+		c.b.SetLit(it, "output", content.Raw())
 		return
 	}
-	c.textParts(c.b.Array(it, "output"), content, "input_text")
+	c.textParts(c.b.ArrayLit(it, "output"), content, "input_text")
 }
 
 // revStore: the request's store is the options'; a client's that differs
@@ -416,8 +416,8 @@ func revAllowedTools(c *rev, v codec.Value, path string, dst codec.Ref, key stri
 		inner := t.Get(typ)
 		if (typ == "function" || typ == "custom") && present(inner.Get("name")) {
 			o := c.b.AppendObject(arr)
-			c.b.Set(o, "type", t.Get("type").Raw())
-			c.b.Set(o, "name", inner.Get("name").Raw())
+			c.b.SetLit(o, "type", t.Get("type").Raw())
+			c.b.SetLit(o, "name", inner.Get("name").Raw())
 			continue
 		}
 		c.b.AppendRaw(arr, t.Raw())
@@ -430,7 +430,7 @@ func revAllowedTools(c *rev, v codec.Value, path string, dst codec.Ref, key stri
 func revFunctions(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 	for _, f := range v.Elems() {
 		o := c.b.AppendObject(dst)
-		c.b.SetJSON(o, "type", `"function"`)
+		c.b.SetJSONLit(o, "type", `"function"`)
 		for _, k := range [...]string{"name", "description", "parameters"} {
 			if x := f.Get(k); present(x) {
 				c.b.Set(o, k, x.Raw())
@@ -444,13 +444,13 @@ func revFunctions(c *rev, v codec.Value, path string, dst codec.Ref, key string)
 //transponder:transform object -> object
 func revWebSearch(c *rev, v codec.Value, path string, dst codec.Ref, key string) {
 	o := c.b.AppendObject(dst)
-	c.b.SetJSON(o, "type", `"web_search"`)
+	c.b.SetJSONLit(o, "type", `"web_search"`)
 	if s := v.Get("search_context_size"); present(s) {
-		c.b.Set(o, "search_context_size", s.Raw())
+		c.b.SetLit(o, "search_context_size", s.Raw())
 	}
 	if loc := v.Get("user_location").Get("approximate"); present(loc) {
-		l := c.b.Object(o, "user_location")
-		c.b.SetJSON(l, "type", `"approximate"`)
+		l := c.b.ObjectLit(o, "user_location")
+		c.b.SetJSONLit(l, "type", `"approximate"`)
 		for k, m := range loc.Members() {
 			c.b.Set(l, string(k.Bytes()), m.Raw())
 		}

@@ -320,7 +320,7 @@ func (c *conv) offerLoaded() {
 	if len(c.h.offer) == 0 {
 		return
 	}
-	arr := c.b.Array(codec.Top, "tools")
+	arr := c.b.ArrayLit(codec.Top, "tools")
 	for _, l := range c.h.offer {
 		typ, _ := l.t.Get("type").Str()
 		switch {
@@ -341,9 +341,9 @@ func (c *conv) offerLoaded() {
 // the mapping of tools[]{function} does).
 func functionTool(c *conv, t codec.Value, path string, arr codec.Ref) {
 	el := c.b.AppendObject(arr)
-	c.b.SetJSON(el, "type", `"function"`)
-	fn := c.b.Object(el, "function")
-	c.b.Set(fn, "name", t.Get("name").Raw())
+	c.b.SetJSONLit(el, "type", `"function"`)
+	fn := c.b.ObjectLit(el, "function")
+	c.b.SetLit(fn, "name", t.Get("name").Raw())
 	c.functionBody(fn, t, path)
 }
 

@@ -101,7 +101,7 @@ func (c *conv) unknownValue(path string) bool {
 func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	c.b.Set(dst, key, v.Raw())
 	if !present(c.top.sessionID) {
-		c.b.Set(dst, "session_id", v.Raw())
+		c.b.SetLit(dst, "session_id", v.Raw())
 	}
 }
 
@@ -111,14 +111,14 @@ func promptCacheKey(c *conv, v codec.Value, path string, dst codec.Ref, key stri
 //transponder:transform object -> object
 func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.SetJSON(tc, "type", `"allowed_tools"`)
-	allowed := c.b.Object(tc, "allowed_tools")
+	c.b.SetJSONLit(tc, "type", `"allowed_tools"`)
+	allowed := c.b.ObjectLit(tc, "allowed_tools")
 	if m := v.Get("mode"); present(m) {
-		c.b.Set(allowed, "mode", m.Raw())
+		c.b.SetLit(allowed, "mode", m.Raw())
 	} else {
-		c.b.SetJSON(allowed, "mode", `"auto"`)
+		c.b.SetJSONLit(allowed, "mode", `"auto"`)
 	}
-	tools := c.b.Array(allowed, "tools")
+	tools := c.b.ArrayLit(allowed, "tools")
 	defer func() {
 		if c.b.Len(tools) == 0 {
 			// No function may be called: chat says so with none.
@@ -131,12 +131,12 @@ func allowedTools(c *conv, v codec.Value, path string, dst codec.Ref, key string
 		switch typ {
 		case "function", "custom":
 			el := c.b.AppendObject(tools)
-			c.b.Set(el, "type", t.Get("type").Raw())
-			c.b.Set(c.b.Object(el, typ), "name", t.Get("name").Raw())
+			c.b.SetLit(el, "type", t.Get("type").Raw())
+			c.b.SetLit(c.b.Object(el, typ), "name", t.Get("name").Raw())
 		case "shell", "apply_patch", "local_shell", "tool_search":
 			el := c.b.AppendObject(tools)
-			c.b.SetJSON(el, "type", `"function"`)
-			c.b.SetString(c.b.Object(el, "function"), "name", typ)
+			c.b.SetJSONLit(el, "type", `"function"`)
+			c.b.SetStringLit(c.b.ObjectLit(el, "function"), "name", typ)
 		default:
 			c.warn(at(path+".tools", i, ""), "OpenAI's chat allowed_tools lists functions only; "+typ+" is left out of the list")
 		}
@@ -163,8 +163,8 @@ func allowedToolsFilter(c *conv, v codec.Value, path string, dst codec.Ref, key 
 //transponder:transform object -> object
 func customChoice(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.SetJSON(tc, "type", `"custom"`)
-	c.b.Set(c.b.Object(tc, "custom"), "name", v.Get("name").Raw())
+	c.b.SetJSONLit(tc, "type", `"custom"`)
+	c.b.SetLit(c.b.ObjectLit(tc, "custom"), "name", v.Get("name").Raw())
 }
 
 // customChoiceAsFunction: a custom tool is a function upstream.
@@ -172,8 +172,8 @@ func customChoice(c *conv, v codec.Value, path string, dst codec.Ref, key string
 //transponder:transform object -> object
 func customChoiceAsFunction(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	tc := c.b.Object(dst, key)
-	c.b.SetJSON(tc, "type", `"function"`)
-	c.b.Set(c.b.Object(tc, "function"), "name", v.Get("name").Raw())
+	c.b.SetJSONLit(tc, "type", `"function"`)
+	c.b.SetLit(c.b.ObjectLit(tc, "function"), "name", v.Get("name").Raw())
 }
 
 // forceHosted: chat cannot force a server tool by type; forcing it becomes
@@ -194,8 +194,8 @@ func forceHosted(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 func forceVirtual(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	typ, _ := v.Get("type").Str()
 	tc := c.b.Object(dst, key)
-	c.b.SetJSON(tc, "type", `"function"`)
-	c.b.SetString(c.b.Object(tc, "function"), "name", typ)
+	c.b.SetJSONLit(tc, "type", `"function"`)
+	c.b.SetStringLit(c.b.ObjectLit(tc, "function"), "name", typ)
 }
 
 // customTool: Responses' flat custom tool → chat's {type:custom,
@@ -204,11 +204,11 @@ func forceVirtual(c *conv, v codec.Value, path string, dst codec.Ref, key string
 //transponder:transform object -> object
 func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	el := c.b.AppendObject(dst)
-	c.b.SetJSON(el, "type", `"custom"`)
-	ct := c.b.Object(el, "custom")
-	c.b.Set(ct, "name", v.Get("name").Raw())
+	c.b.SetJSONLit(el, "type", `"custom"`)
+	ct := c.b.ObjectLit(el, "custom")
+	c.b.SetLit(ct, "name", v.Get("name").Raw())
 	if d := v.Get("description"); present(d) {
-		c.b.Set(ct, "description", d.Raw())
+		c.b.SetLit(ct, "description", d.Raw())
 	}
 	c.toolExtras(v, path, "custom tools")
 	if f := v.Get("format"); present(f) {
@@ -219,12 +219,12 @@ func customTool(c *conv, v codec.Value, path string, dst codec.Ref, key string) 
 // customFormat: a custom tool's format in OpenAI's chat shape.
 func (c *conv) customFormat(ct codec.Ref, f codec.Value) {
 	typ, _ := f.Get("type").Str()
-	cf := c.b.Object(ct, "format")
-	c.b.Set(cf, "type", f.Get("type").Raw())
+	cf := c.b.ObjectLit(ct, "format")
+	c.b.SetLit(cf, "type", f.Get("type").Raw())
 	if typ == "grammar" {
-		g := c.b.Object(cf, "grammar")
-		c.b.Set(g, "definition", f.Get("definition").Raw())
-		c.b.Set(g, "syntax", f.Get("syntax").Raw())
+		g := c.b.ObjectLit(cf, "grammar")
+		c.b.SetLit(g, "definition", f.Get("definition").Raw())
+		c.b.SetLit(g, "syntax", f.Get("syntax").Raw())
 	}
 }
 
@@ -265,37 +265,37 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 		return
 	}
 	el := c.b.AppendObject(dst)
-	c.b.SetJSON(el, "type", `"function"`)
-	fn := c.b.Object(el, "function")
+	c.b.SetJSONLit(el, "type", `"function"`)
+	fn := c.b.ObjectLit(el, "function")
 	switch typ {
 	case "custom":
 		c.customFunction(fn, v, v.Get("name").Raw())
 	case "apply_patch":
-		c.b.SetJSON(fn, "name", `"apply_patch"`)
-		c.b.Set(fn, "description", patchDesc)
-		c.b.Set(fn, "parameters", patchParams)
+		c.b.SetJSONLit(fn, "name", `"apply_patch"`)
+		c.b.SetLit(fn, "description", patchDesc)
+		c.b.SetLit(fn, "parameters", patchParams)
 	case "shell":
-		c.b.SetJSON(fn, "name", `"shell"`)
-		c.b.Set(fn, "description", shellDesc)
-		c.b.Set(fn, "parameters", shellParams)
+		c.b.SetJSONLit(fn, "name", `"shell"`)
+		c.b.SetLit(fn, "description", shellDesc)
+		c.b.SetLit(fn, "parameters", shellParams)
 		if e := v.Get("environment"); present(e) {
 			c.warn(path+".environment", "the client runs the commands; the environment setting is not carried")
 		}
 	case "local_shell":
-		c.b.SetJSON(fn, "name", `"local_shell"`)
-		c.b.Set(fn, "description", localDesc)
-		c.b.Set(fn, "parameters", localParams)
+		c.b.SetJSONLit(fn, "name", `"local_shell"`)
+		c.b.SetLit(fn, "description", localDesc)
+		c.b.SetLit(fn, "parameters", localParams)
 	case "tool_search":
-		c.b.SetJSON(fn, "name", `"tool_search"`)
+		c.b.SetJSONLit(fn, "name", `"tool_search"`)
 		if d := v.Get("description"); present(d) {
-			c.b.Set(fn, "description", d.Raw())
+			c.b.SetLit(fn, "description", d.Raw())
 		} else {
-			c.b.Set(fn, "description", toolSearchDsc)
+			c.b.SetLit(fn, "description", toolSearchDsc)
 		}
 		if p := v.Get("parameters"); p.Kind() == codec.Object {
-			c.b.Set(fn, "parameters", p.Raw())
+			c.b.SetLit(fn, "parameters", p.Raw())
 		} else {
-			c.b.Set(fn, "parameters", searchParams)
+			c.b.SetLit(fn, "parameters", searchParams)
 		}
 	}
 	c.toolExtras(v, path, "tools")
@@ -304,7 +304,7 @@ func virtualTool(c *conv, v codec.Value, path string, dst codec.Ref, key string)
 // customFunction fills the function a custom tool becomes: one string
 // parameter input, the grammar (and its syntax) in the description.
 func (c *conv) customFunction(fn codec.Ref, v codec.Value, name []byte) {
-	c.b.Set(fn, "name", name)
+	c.b.SetLit(fn, "name", name)
 	desc := strContents(v.Get("description"))
 	if f := v.Get("format"); present(f) {
 		if g, _ := f.Get("type").Str(); g == "grammar" {
@@ -315,9 +315,9 @@ func (c *conv) customFunction(fn codec.Ref, v codec.Value, name []byte) {
 		}
 	}
 	if desc != nil {
-		c.b.Set(fn, "description", c.b.Quote(desc))
+		c.b.SetLit(fn, "description", c.b.Quote(desc))
 	}
-	c.b.Set(fn, "parameters", inputParams)
+	c.b.SetLit(fn, "parameters", inputParams)
 }
 
 // namespaceTools: a namespace's functions and custom tools, each under the
@@ -339,24 +339,24 @@ func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, toolName, p 
 	el := c.b.AppendObject(dst)
 	switch {
 	case typ == "custom" && c.custom():
-		c.b.SetJSON(el, "type", `"custom"`)
-		ct := c.b.Object(el, "custom")
-		c.b.Set(ct, "name", name)
+		c.b.SetJSONLit(el, "type", `"custom"`)
+		ct := c.b.ObjectLit(el, "custom")
+		c.b.SetLit(ct, "name", name)
 		if d := t.Get("description"); present(d) {
-			c.b.Set(ct, "description", d.Raw())
+			c.b.SetLit(ct, "description", d.Raw())
 		}
 		if f := t.Get("format"); present(f) {
 			c.customFormat(ct, f)
 		}
 		c.toolExtras(t, p, "tools")
 	case typ == "custom":
-		c.b.SetJSON(el, "type", `"function"`)
-		c.customFunction(c.b.Object(el, "function"), t, name)
+		c.b.SetJSONLit(el, "type", `"function"`)
+		c.customFunction(c.b.ObjectLit(el, "function"), t, name)
 		c.toolExtras(t, p, "tools")
 	default:
-		c.b.SetJSON(el, "type", `"function"`)
-		fn := c.b.Object(el, "function")
-		c.b.Set(fn, "name", name)
+		c.b.SetJSONLit(el, "type", `"function"`)
+		fn := c.b.ObjectLit(el, "function")
+		c.b.SetLit(fn, "name", name)
 		c.functionBody(fn, t, p)
 	}
 }
@@ -367,15 +367,15 @@ func (c *conv) namespaceTool(dst codec.Ref, t codec.Value, typ, ns, toolName, p 
 //transponder:transform object -> object
 func webSearch(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	el := c.b.AppendObject(dst)
-	c.b.Set(el, "type", v.Get("type").Raw())
+	c.b.SetLit(el, "type", v.Get("type").Raw())
 	if s := v.Get("search_context_size"); present(s) {
-		c.b.Set(el, "search_context_size", s.Raw())
+		c.b.SetLit(el, "search_context_size", s.Raw())
 	}
 	if d := v.Get("filters").Get("allowed_domains"); present(d) {
-		c.b.Set(el, "allowed_domains", d.Raw())
+		c.b.SetLit(el, "allowed_domains", d.Raw())
 	}
 	if loc := v.Get("user_location"); present(loc) {
-		ul := c.b.Object(el, "user_location")
+		ul := c.b.ObjectLit(el, "user_location")
 		for _, k := range [...]string{"type", "city", "country", "region", "timezone"} {
 			if x := loc.Get(k); present(x) {
 				c.b.Set(ul, k, x.Raw())
@@ -401,12 +401,12 @@ func webSearchOptions(c *conv, v codec.Value, path string, dst codec.Ref, key st
 	}
 	o := c.b.Object(dst, key)
 	if s := v.Get("search_context_size"); present(s) {
-		c.b.Set(o, "search_context_size", s.Raw())
+		c.b.SetLit(o, "search_context_size", s.Raw())
 	}
 	if loc := v.Get("user_location"); present(loc) {
-		ul := c.b.Object(o, "user_location")
-		c.b.SetJSON(ul, "type", `"approximate"`)
-		ap := c.b.Object(ul, "approximate")
+		ul := c.b.ObjectLit(o, "user_location")
+		c.b.SetJSONLit(ul, "type", `"approximate"`)
+		ap := c.b.ObjectLit(ul, "approximate")
 		for _, k := range [...]string{"city", "country", "region", "timezone"} {
 			if x := loc.Get(k); present(x) {
 				c.b.Set(ap, k, x.Raw())
@@ -424,5 +424,5 @@ func webSearchOptions(c *conv, v codec.Value, path string, dst codec.Ref, key st
 //transponder:transform object -> object
 func imageGeneration(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	el := c.b.AppendObject(dst)
-	c.b.SetJSON(el, "type", `"openrouter:image_generation"`)
+	c.b.SetJSONLit(el, "type", `"openrouter:image_generation"`)
 }
