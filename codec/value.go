@@ -125,12 +125,18 @@ type Key struct {
 	plain bool   // raw is known to have no escapes
 }
 
-// Is reports whether the key is s.
+// Is reports whether the key is s. (Inlined: Get and the transforms
+// call it for every member they pass; a key with escapes is compared
+// apart.)
 func (k Key) Is(s string) bool {
 	if len(k.raw) == len(s) && string(k.raw) == s {
 		return true
 	}
-	return !k.plain && hasEscape(k.raw) && string(unquote(k.raw)) == s
+	return !k.plain && k.isEscaped(s)
+}
+
+func (k Key) isEscaped(s string) bool {
+	return hasEscape(k.raw) && string(unquote(k.raw)) == s
 }
 
 // String is the key, unescaped.
