@@ -78,6 +78,7 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		return strContents(content), true
 	}
 	c.joined = c.joined[:0]
+	breakpoints := false // a part has one: warned, once the parts are joined
 	for i, part := range content.Elems() {
 		n, ok, typ := c.tag(part)
 		if !ok || !n.Known() {
@@ -85,21 +86,48 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 		}
 		switch typ {
 		case "input_text", "output_text", "text":
-			if present(part.Get("prompt_cache_breakpoint")) && c.shape().breakpoint {
-				return nil, false // kept on a part of its own
+			t := readTextPart(part)
+			if present(t.breakpoint) {
+				if c.shape().breakpoint {
+					return nil, false // kept on a part of its own
+				}
+				breakpoints = true
 			}
 			if i > 0 {
 				c.joined = append(c.joined, `\n`...)
 			}
-			c.joined = append(c.joined, strContents(part.Get("text"))...)
+			c.joined = append(c.joined, strContents(t.text)...)
 		default:
 			return nil, false
 		}
 	}
-	for i, part := range content.Elems() {
-		c.breakpoint(-1, part, path, i, true) // joined: the dialect's text parts have none
+	if breakpoints {
+		for i, part := range content.Elems() {
+			c.breakpoint(-1, part, path, i, true) // joined: the dialect's text parts have none
+		}
 	}
 	return c.joined, true
+}
+
+// textPart holds the members of a text part the converters read.
+type textPart struct{ text, breakpoint, annotations, logprobs codec.Value }
+
+// readTextPart reads a text part's members in one pass (a Get each would
+// step over them again).
+func readTextPart(part codec.Value) (t textPart) {
+	for k, m := range part.Members() {
+		switch string(k.Bytes()) {
+		case "text":
+			t.text = m
+		case "prompt_cache_breakpoint":
+			t.breakpoint = m
+		case "annotations":
+			t.annotations = m
+		case "logprobs":
+			t.logprobs = m
+		}
+	}
+	return t
 }
 
 // breakpoint carries a part's prompt_cache_breakpoint to the chat part p
@@ -107,7 +135,12 @@ func (c *conv) textOnly(content codec.Value, path string) ([]byte, bool) {
 // else (p < 0: the part is joined into a text) it warns, at path's i-th
 // element (i < 0: at path).
 func (c *conv) breakpoint(p codec.Ref, part codec.Value, path string, i int, text bool) {
-	x := part.Get("prompt_cache_breakpoint")
+	c.breakpointOf(p, part.Get("prompt_cache_breakpoint"), path, i, text)
+}
+
+// breakpointOf is breakpoint with the part's prompt_cache_breakpoint x
+// read already.
+func (c *conv) breakpointOf(p codec.Ref, x codec.Value, path string, i int, text bool) {
 	if !present(x) {
 		return
 	}
@@ -137,8 +170,9 @@ func (c *conv) texts(content codec.Value, path string) []byte {
 			if len(text) > 0 {
 				text = append(text, `\n`...)
 			}
-			text = append(text, strContents(part.Get("text"))...)
-			c.breakpoint(-1, part, path, i, true)
+			t := readTextPart(part)
+			text = append(text, strContents(t.text)...)
+			c.breakpointOf(-1, t.breakpoint, path, i, true)
 		default:
 			c.warn(at(path, i, ""), "OpenAI's tool messages take text only; a part of type "+typ+" is left out")
 		}
@@ -169,14 +203,15 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path strin
 		}
 		switch typ {
 		case "input_text", "output_text":
-			if role != "tool" && codec.Blank(strContents(part.Get("text"))) {
+			t := readTextPart(part)
+			if role != "tool" && codec.Blank(strContents(t.text)) {
 				c.warn(at(path, i, ""), "an empty or whitespace-only text part; left out")
 				continue
 			}
 			p := c.b.AppendObject(parts)
 			c.b.SetJSONLit(p, "type", `"text"`)
-			c.b.SetLit(p, "text", part.Get("text").Raw())
-			c.breakpoint(p, part, path, i, true)
+			c.b.SetLit(p, "text", t.text.Raw())
+			c.breakpointOf(p, t.breakpoint, path, i, true)
 		case "input_image":
 			url := part.Get("image_url")
 			if !present(url) {
@@ -225,11 +260,15 @@ func (c *conv) assistantContent(m codec.Ref, content codec.Value, path string) {
 		}
 		switch typ {
 		case "output_text", "input_text":
-			text = append(text, strContents(part.Get("text"))...)
-			c.breakpoint(-1, part, path, i, true)
-			for _, k := range [...]string{"annotations", "logprobs"} {
-				if a := part.Get(k); a.Kind() == codec.Array && len(a.Raw()) > 2 {
-					c.warn(at(path, i, k), "chat messages have no "+k+"; left out")
+			t := readTextPart(part)
+			text = append(text, strContents(t.text)...)
+			c.breakpointOf(-1, t.breakpoint, path, i, true)
+			for _, a := range [...]struct {
+				k string
+				v codec.Value
+			}{{"annotations", t.annotations}, {"logprobs", t.logprobs}} {
+				if a.v.Kind() == codec.Array && len(a.v.Raw()) > 2 {
+					c.warn(at(path, i, a.k), "chat messages have no "+a.k+"; left out")
 				}
 			}
 		case "refusal":
