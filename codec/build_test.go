@@ -262,7 +262,7 @@ func TestBuilderKeyWords(t *testing.T) {
 			b.Reset()
 			b.SetJSON(codec.Top, k, "1")
 			want := "{" + string(codec.AppendString(nil, k)) + ":1}"
-			dirty := []byte(strings.Repeat("\xaa", 64))[:0]
+			dirty := bytes.Repeat([]byte{0xaa}, 64)[:0]
 			if got := string(b.AppendJSON(dirty)); got != want {
 				t.Errorf("key %q: got %s, want %s", k, got, want)
 			}

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -46,13 +47,15 @@ func TestAppendUnquoted(t *testing.T) {
 		// In a dst with room for s exactly: the words stored stay in it
 		// (guard bytes after it unwritten).
 		s := b.String()
-		buf := []byte(strings.Repeat("\xee", 4+len(s)+8))
+		buf := bytes.Repeat([]byte{0xee}, 4+len(s)+8)
 		copy(buf, "pre:")
 		if got, ok := codec.AppendUnquoted(buf[:4:4+len(s)], []byte(s)); !ok || string(got) != "pre:"+want || &got[0] != &buf[0] {
 			t.Fatalf("%s: %q %v, want %q in place", s, got, ok, "pre:"+want)
 		}
-		if strings.Trim(string(buf[4+len(s):]), "\xee") != "" {
-			t.Fatalf("%s: written past dst's capacity: %q", s, buf[4+len(s):])
+		for _, c := range buf[4+len(s):] {
+			if c != 0xee {
+				t.Fatalf("%s: written past dst's capacity: %q", s, buf[4+len(s):])
+			}
 		}
 	}
 }
