@@ -307,3 +307,135 @@ func TestBuilderLit(t *testing.T) {
 		}
 	}
 }
+
+// TestBuilderMembersModel: random Sets, SetNews, Arrays and Deletes (literal
+// keys or not) and Resets on a Builder's top and on an object in it, with
+// keys of equal lengths, of lengths 16 apart (an object tells its members'
+// keys apart by their lengths first) and "", checked against a model of
+// ordered members: Has, Raw and Child after every step, the JSON after
+// each run.
+func TestBuilderMembersModel(t *testing.T) {
+	keys := []string{"", "a", "b", "ab", "type", "text", "role", "model", "tools", "top_p",
+		"0123456789abcdef", "0123456789abcdefX", "x", "messages", "metadata"}
+	type member struct {
+		key   string
+		raw   string   // a raw value's
+		elems []string // an array's
+	}
+	find := func(ms []member, k string) int {
+		for i, m := range ms {
+			if m.key == k {
+				return i
+			}
+		}
+		return -1
+	}
+	render := func(ms []member) string {
+		var w strings.Builder
+		for _, m := range ms {
+			if w.Len() > 0 {
+				w.WriteByte(',')
+			}
+			w.WriteString(`"` + m.key + `":`)
+			if m.elems != nil {
+				w.WriteString("[" + strings.Join(m.elems, ",") + "]")
+			} else {
+				w.WriteString(m.raw)
+			}
+		}
+		return w.String()
+	}
+	rng := rand.New(rand.NewPCG(7, 23))
+	var b codec.Builder
+	for run := range 300 {
+		b.Reset()
+		var top, sub []member
+		obj0 := b.ObjectLit(codec.Top, "sub-object")
+		for step := range 80 {
+			obj, ms := codec.Top, &top
+			if rng.IntN(2) == 0 {
+				obj, ms = obj0, &sub
+			}
+			k := keys[rng.IntN(len(keys))]
+			raw := fmt.Sprint(step)
+			i := find(*ms, k)
+			switch op := rng.IntN(9); op {
+			case 0, 1: // Set, SetLit: in place if there
+				if op == 0 {
+					b.Set(obj, k, []byte(raw))
+				} else {
+					b.SetLit(obj, k, []byte(raw))
+				}
+				if i >= 0 {
+					(*ms)[i] = member{key: k, raw: raw}
+				} else {
+					*ms = append(*ms, member{key: k, raw: raw})
+				}
+			case 2, 3: // SetNew, SetNewLit: only if not there
+				if op == 2 {
+					b.SetNew(obj, k, []byte(raw))
+				} else {
+					b.SetNewLit(obj, k, []byte(raw))
+				}
+				if i < 0 {
+					*ms = append(*ms, member{key: k, raw: raw})
+				}
+			case 4, 5: // Array, ArrayLit: the array there, or one in the place of a raw value
+				var arr codec.Ref
+				if op == 4 {
+					arr = b.Array(obj, k)
+				} else {
+					arr = b.ArrayLit(obj, k)
+				}
+				b.AppendRaw(arr, []byte(raw))
+				switch {
+				case i < 0:
+					*ms = append(*ms, member{key: k, elems: []string{raw}})
+				case (*ms)[i].elems == nil:
+					(*ms)[i] = member{key: k, elems: []string{raw}}
+				default:
+					(*ms)[i].elems = append((*ms)[i].elems, raw)
+				}
+			case 6, 7:
+				b.Delete(obj, k)
+				if i >= 0 {
+					*ms = append((*ms)[:i], (*ms)[i+1:]...)
+				}
+			case 8:
+				if rng.IntN(10) == 0 {
+					b.Reset()
+					top, sub = nil, nil
+					obj0 = b.ObjectLit(codec.Top, "sub-object")
+				}
+			}
+			for _, o := range []struct {
+				ref codec.Ref
+				ms  []member
+			}{{codec.Top, top}, {obj0, sub}} {
+				for _, k := range keys {
+					j := find(o.ms, k)
+					if got := b.Has(o.ref, k); got != (j >= 0) {
+						t.Fatalf("run %d step %d: Has(%d, %q) = %v, want %v", run, step, o.ref, k, got, j >= 0)
+					}
+					if got, want := string(b.Raw(o.ref, k)), ""; j >= 0 && o.ms[j].elems == nil {
+						if want = o.ms[j].raw; got != want {
+							t.Fatalf("run %d step %d: Raw(%d, %q) = %q, want %q", run, step, o.ref, k, got, want)
+						}
+					}
+					if _, ok := b.Child(o.ref, k); ok != (j >= 0 && o.ms[j].elems != nil) {
+						t.Fatalf("run %d step %d: Child(%d, %q) ok %v", run, step, o.ref, k, ok)
+					}
+				}
+			}
+		}
+		// The sub-object first (set first, never deleted: "sub-object" is
+		// none of the keys), left out if empty.
+		want := render(top)
+		if len(sub) > 0 {
+			want = strings.TrimSuffix(`"sub-object":{`+render(sub)+`},`+want, ",")
+		}
+		if got := string(b.AppendJSON(nil)); got != "{"+want+"}" {
+			t.Fatalf("run %d:\n got  %s\n want {%s}", run, got, want)
+		}
+	}
+}
