@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // A JSON string's contents: escapes, decoding them, whitespace.
@@ -37,25 +38,34 @@ func unquote(s []byte) []byte {
 //
 // What it appends is never longer than s: dst grows once, and the bytes
 // are stored by index (an append per byte checks the capacity each time),
-// eight at a time up to the next backslash (each word stored whole:
-// what is written is never ahead of what is read).
+// eight at a time up to the next backslash (each word stored whole). It
+// decodes in place too (dst s[:0], or any dst over s): then a word with a
+// backslash is stored only up to it, byte by byte — whole, it would
+// overwrite the escape, not yet read, once earlier escapes have put the
+// output behind the input.
 func AppendUnquoted(dst, s []byte) ([]byte, bool) {
 	if cap(dst)-len(dst) < len(s) {
 		dst = append(dst, make([]byte, len(s))...)[:len(dst)]
 	}
 	n := len(dst)
 	out := dst[:n+len(s)]
+	over := overlap(out, s)
 	k := &specialConsts
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) {
 			w := load8(s, i)
-			store8(out, n, w)
 			m := hasZero(w^k.backslash, k.lo) & k.hi // the lowest marks the first backslash
 			if m == 0 {
+				store8(out, n, w)
 				i, n = i+8, n+8
 				continue
 			}
 			j := bits.TrailingZeros64(m) >> 3
+			if over {
+				copy(out[n:n+j], s[i:i+j]) // memmove: the bytes before the backslash only
+			} else {
+				store8(out, n, w)
+			}
 			i, n = i+j, n+j
 		} else if ch := s[i]; ch != '\\' {
 			out[n] = ch
@@ -90,6 +100,15 @@ func AppendUnquoted(dst, s []byte) ([]byte, bool) {
 		n += utf8.EncodeRune(out[n:], r)
 	}
 	return out[:n], true
+}
+
+// overlap reports whether a and b share memory.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 // unescaped is what the one-character escapes (\" \\ \/ \b \f \n \r \t)

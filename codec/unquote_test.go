@@ -57,6 +57,13 @@ func TestAppendUnquoted(t *testing.T) {
 				t.Fatalf("%s: written past dst's capacity: %q", s, buf[4+len(s):])
 			}
 		}
+		// Over s itself (dst s[:0]): what is written never overtakes
+		// what is still to be read, however far earlier escapes have put
+		// the output behind.
+		own := []byte(s)
+		if got, ok := codec.AppendUnquoted(own[:0], own); !ok || string(got) != want || (len(got) > 0 && &got[0] != &own[0]) {
+			t.Fatalf("%s: %q %v over itself, want %q", s, got, ok, want)
+		}
 	}
 }
 
