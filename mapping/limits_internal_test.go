@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/transponder-dev/transponder/codec"
 )
 
 // decimalIn answers for the decimals requests hold, and what it answers
@@ -45,5 +48,25 @@ func TestDecimalIn(t *testing.T) {
 	}
 	if _, ok := decimalIn([]byte("0.5"), 0, 1.5); ok {
 		t.Error("a bound not whole answered")
+	}
+}
+
+// checkToolName takes a name with each byte (written as it is where JSON
+// allows, as a \u escape where not) exactly when OpenAI's pattern does.
+func TestToolNameBytes(t *testing.T) {
+	pattern := regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+	for c := range 256 {
+		js := `"ab` + string(rune(c)) + `d"`
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			js = fmt.Sprintf(`"ab\\u%04xd"`, c)
+		}
+		v, ok := codec.Parse([]byte(js))
+		if !ok {
+			t.Fatalf("%s: not JSON", js)
+		}
+		code, _ := checkToolName(v)
+		if want := pattern.MatchString("ab" + string(rune(c)) + "d"); (code == "") != want {
+			t.Errorf("%s: code %q, want valid %v", js, code, want)
+		}
 	}
 }
