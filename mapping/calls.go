@@ -272,12 +272,12 @@ func (c *conv) toolMessage(msgs codec.Ref, v codec.Value, path, typ, id string) 
 	case !present(out):
 		c.b.SetJSONLit(m, "content", `""`)
 	default:
-		if text, ok := c.textOnly(out, path+".output"); ok {
+		if text, ok := c.textOnly(out, fieldPath{path, "output"}); ok {
 			c.b.SetLit(m, "content", c.b.Quote(text))
 		} else if c.opts.Dialect.base() == OpenAI {
-			c.b.SetLit(m, "content", c.b.Quote(c.texts(out, path+".output")))
+			c.b.SetLit(m, "content", c.b.Quote(c.texts(out, fieldPath{path, "output"})))
 		} else {
-			c.content(m, "tool", out, path+".output")
+			c.content(m, "tool", out, fieldPath{path, "output"})
 		}
 	}
 }

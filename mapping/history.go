@@ -251,7 +251,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 		m := c.assistant()
 		c.h.text = true
 		c.h.textPath = path
-		c.assistantContent(m, content, path+".content")
+		c.assistantContent(m, content, fieldPath{path, "content"})
 		if ph := v.Get("phase"); present(ph) {
 			c.warn(path+".phase", "chat messages have no phase; left out")
 		}
@@ -259,7 +259,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	}
 	c.endTurn()
 	if leading && (role == "system" || role == "developer") && c.system() == Merge {
-		if text, ok := c.textOnly(content, path+".content"); ok {
+		if text, ok := c.textOnly(content, fieldPath{path, "content"}); ok {
 			c.h.leading = true
 			if codec.Blank(text) {
 				c.warn(path, "a "+role+" message with no text (empty or whitespace only); nothing is merged into the system message")
@@ -275,7 +275,7 @@ func message(c *conv, v codec.Value, path string, dst codec.Ref, key string) {
 	}
 	m := c.b.AppendObject(dst)
 	c.b.SetStringLit(m, "role", role)
-	c.content(m, role, content, path+".content")
+	c.content(m, role, content, fieldPath{path, "content"})
 	if c.blankContent(m) {
 		// Empty messages are refused by some providers (Anthropic's) and
 		// say nothing to the others.
