@@ -302,6 +302,18 @@ func (b *Builder) Len(r Ref) int {
 	return n
 }
 
+// Empty reports whether obj or arr has no member or element AppendJSON
+// would write: Len(r) == 0, answered at the first there is.
+func (b *Builder) Empty(r Ref) bool {
+	b.init()
+	for i := b.nodes[r].first; i != 0; i = b.nodes[i].next {
+		if !b.empty(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // Objects iterates over the elements of arr (or the members of an object)
 // that are Builder objects, in order.
 func (b *Builder) Objects(arr Ref) func(yield func(Ref) bool) {

@@ -46,6 +46,14 @@ func TestBuilder(t *testing.T) {
 	if b.Len(codec.Top) != 6 {
 		t.Errorf("Len %d, want 6 (empty members not counted)", b.Len(codec.Top))
 	}
+	for _, c := range []struct {
+		r    codec.Ref
+		want bool
+	}{{codec.Top, false}, {arr, false}, {b.Object(codec.Top, "empty"), true}, {b.Array(codec.Top, "tools"), true}, {rf, false}, {two, false}} {
+		if got := b.Empty(c.r); got != c.want || got != (b.Len(c.r) == 0) {
+			t.Errorf("Empty(%d) = %v, want %v (Len %d)", c.r, got, c.want, b.Len(c.r))
+		}
+	}
 	b.Reset()
 	if got := string(b.AppendJSON(nil)); got != "{}" {
 		t.Errorf("after Reset: %s", got)

@@ -52,7 +52,7 @@ func (c *conv) required() {
 	root, _ := c.opts.Dialect.codec().Payload(codec.ChatRequest)
 	for p := range root.Schema().Required() {
 		ref, isContainer := c.b.Child(codec.Top, p.Key)
-		if isContainer && c.b.Len(ref) == 0 || !isContainer && c.b.Raw(codec.Top, p.Key) == nil {
+		if isContainer && c.b.Empty(ref) || !isContainer && c.b.Raw(codec.Top, p.Key) == nil {
 			e := &Error{Message: "the converted " + c.opts.Dialect.String() + " chat request would have no " + p.Key, Code: "missing_required_parameter"}
 			if p.Key == "messages" { // what the input held was left out
 				e.Param = "input"
@@ -249,7 +249,7 @@ func (c *conv) finish(v codec.Value) {
 	if c.opts.SessionID != "" && c.opts.Dialect.base() == OpenRouter && !c.b.Has(codec.Top, "session_id") {
 		c.b.SetStringLit(codec.Top, "session_id", c.opts.SessionID)
 	}
-	if tools, ok := c.b.Child(codec.Top, "tools"); !ok || c.b.Len(tools) == 0 {
+	if tools, ok := c.b.Child(codec.Top, "tools"); !ok || c.b.Empty(tools) {
 		// Chat refuses a tool choice without tools.
 		if c.b.Has(codec.Top, "tool_choice") {
 			c.b.Delete(codec.Top, "tool_choice")

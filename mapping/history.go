@@ -156,7 +156,7 @@ func (c *conv) closeAssistant() {
 	}
 	if m := c.h.asst; m >= 0 && c.h.calls < 0 && !c.b.Has(m, "refusal") {
 		switch {
-		case c.h.details >= 0 && c.b.Len(c.h.details) > 0:
+		case c.h.details >= 0 && !c.b.Empty(c.h.details):
 			if !c.b.Has(m, "content") {
 				c.b.SetJSONLit(m, "content", `""`)
 			}

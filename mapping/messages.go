@@ -47,7 +47,7 @@ func (m SystemMode) role() string {
 // has it, says nothing: an empty or whitespace-only string, or no parts.
 func (c *conv) blankContent(m codec.Ref) bool {
 	if parts, ok := c.b.Child(m, "content"); ok {
-		return c.b.Len(parts) == 0
+		return c.b.Empty(parts)
 	}
 	raw := c.b.Raw(m, "content")
 	return raw == nil || len(raw) >= 2 && raw[0] == '"' && codec.Blank(raw[1:len(raw)-1])
@@ -240,7 +240,7 @@ func (c *conv) content(m codec.Ref, role string, content codec.Value, path field
 			c.warn(path.at(i, ""), "content parts of type "+typ+" are not converted; left out")
 		}
 	}
-	if c.b.Len(parts) == 0 {
+	if c.b.Empty(parts) {
 		c.b.SetJSONLit(m, "content", `""`) // every part left out (with a warning)
 	}
 }
