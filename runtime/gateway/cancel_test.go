@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -105,7 +106,23 @@ type putHook struct {
 }
 
 func (p putHook) PutResponse(ctx context.Context, tenant string, r store.Response) error {
+	start := time.Now()
 	counted := p.hook(&r)
+	if dl, ok := ctx.Deadline(); ok && counted {
+		// The hook's wait for the client (seconds, on a machine running
+		// the whole suite twice over) is the test's, not the store's: the
+		// put keeps the time the gateway gave it. A cancel still reaches
+		// it — the client's, were the gateway to pass it on.
+		put, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl.Add(time.Since(start)))
+		defer cancel()
+		stop := context.AfterFunc(ctx, func() {
+			if errors.Is(ctx.Err(), context.Canceled) {
+				cancel()
+			}
+		})
+		defer stop()
+		ctx = put
+	}
 	err := p.Store.PutResponse(ctx, tenant, r)
 	if counted {
 		p.puts.Add(1)
