@@ -302,21 +302,12 @@ func checkToolName(name codec.Value) (code, msg string) {
 		}
 	}
 	for _, c := range raw {
-		if !toolNameByte[c] {
+		if !nameByte(c) {
 			return "invalid_value", "Invalid '%s': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'."
 		}
 	}
 	return "", ""
 }
-
-// toolNameByte says which bytes a tool's name may have ([a-zA-Z0-9_-]):
-// a load a byte, where five ranges compared cost ~80 instructions a name.
-var toolNameByte = func() (t [256]bool) {
-	for c := range t {
-		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-	}
-	return t
-}()
 
 // checkParameters: a function's parameters are a JSON Schema of an
 // object (or absent, or null).
