@@ -60,10 +60,10 @@ func TestLiteralKeys(t *testing.T) {
 			if !ok {
 				return true
 			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if ok {
 				called[sel] = true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
 			if !ok || !lit[sel.Sel.Name] || len(call.Args) < 2 || sel.Sel.Name == "put" && dir != filepath.Join("..", "mapping") {
 				return true // (put: the mapping's, not another package's)
 			}
