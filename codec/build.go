@@ -80,10 +80,16 @@ func (b *Builder) init() {
 	}
 }
 
-func (b *Builder) add(parent Ref, n bnode) Ref {
-	b.init()
+// add appends a node to parent's members or elements; parent is a node
+// of b (its callers make the top first, init).
+func (b *Builder) add(parent Ref, key string, raw []byte, kind bkind, lit bool) Ref {
 	i := int32(len(b.nodes))
-	b.nodes = append(b.nodes, n)
+	// Grown, then filled field by field, as the tape's entries are: a
+	// bnode literal appended is built on the stack and copied in 16-byte
+	// loads that wait on its 8-byte stores.
+	b.nodes = append(b.nodes, bnode{})
+	n := &b.nodes[i]
+	n.key, n.raw, n.kind, n.lit = key, raw, kind, lit
 	p := &b.nodes[parent]
 	if p.last != 0 {
 		b.nodes[p.last].next = i
@@ -131,18 +137,20 @@ func (b *Builder) ArrayLit(obj Ref, key string) Ref { return b.container(obj, ke
 
 // SetLit is Set for a literal key.
 func (b *Builder) SetLit(obj Ref, key string, raw []byte) {
+	b.init()
 	if i := b.member(obj, key); i != 0 {
 		b.nodes[i] = bnode{key: key, raw: raw, lit: true, next: b.nodes[i].next}
 		return
 	}
-	b.add(obj, bnode{key: key, raw: raw, lit: true})
+	b.add(obj, key, raw, bRaw, true)
 	b.nodes[obj].keys |= keyBit(key)
 }
 
 // SetNewLit is SetNew for a literal key.
 func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
+	b.init()
 	if b.member(obj, key) == 0 {
-		b.add(obj, bnode{key: key, raw: raw, lit: true})
+		b.add(obj, key, raw, bRaw, true)
 		b.nodes[obj].keys |= keyBit(key)
 	}
 }
@@ -170,13 +178,14 @@ func (b *Builder) ObjectOnce(obj Ref, key string, r *Ref) Ref {
 func (b *Builder) Array(obj Ref, key string) Ref { return b.container(obj, key, bArray, false) }
 
 func (b *Builder) container(obj Ref, key string, k bkind, lit bool) Ref {
+	b.init()
 	if i := b.member(obj, key); i != 0 {
 		if n := &b.nodes[i]; n.kind != k {
 			*n = bnode{key: key, kind: k, lit: lit, next: n.next}
 		}
 		return Ref(i)
 	}
-	r := b.add(obj, bnode{key: key, kind: k, lit: lit})
+	r := b.add(obj, key, nil, k, lit)
 	b.nodes[obj].keys |= keyBit(key)
 	return r
 }
@@ -184,19 +193,21 @@ func (b *Builder) container(obj Ref, key string, k bkind, lit bool) Ref {
 // Set sets obj's member key to raw, a JSON value, keeping the member's
 // place if it is set already.
 func (b *Builder) Set(obj Ref, key string, raw []byte) {
+	b.init()
 	if i := b.member(obj, key); i != 0 {
 		b.nodes[i] = bnode{key: key, raw: raw, next: b.nodes[i].next}
 		return
 	}
-	b.add(obj, bnode{key: key, raw: raw})
+	b.add(obj, key, raw, bRaw, false)
 	b.nodes[obj].keys |= keyBit(key)
 }
 
 // SetNew sets obj's member key to raw if obj has no such member yet (a
 // mapping's earlier entry keeps what it set), with one look for it.
 func (b *Builder) SetNew(obj Ref, key string, raw []byte) {
+	b.init()
 	if b.member(obj, key) == 0 {
-		b.add(obj, bnode{key: key, raw: raw})
+		b.add(obj, key, raw, bRaw, false)
 		b.nodes[obj].keys |= keyBit(key)
 	}
 }
@@ -276,10 +287,10 @@ func (b *Builder) Elem(arr Ref, i int) (r Ref, built, ok bool) {
 }
 
 // AppendObject appends an empty object to arr and returns it.
-func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, bnode{kind: bObject}) }
+func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, "", nil, bObject, false) }
 
 // AppendRaw appends raw, a JSON value, to arr.
-func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, bnode{raw: raw}) }
+func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, "", raw, bRaw, false) }
 
 // AppendConst appends raw, a JSON value held in a string (a constant),
 // to the array arr, without copying it.
