@@ -14,7 +14,10 @@
 //     pinned to one CPU (-cpu, with taskset where there is one);
 //   - reports, for every benchmark with an impl=baseline sibling (the same
 //     name with impl=baseline), the median and range of its per-round ratio
-//     to that sibling, and its median ns/op, for each revision and layout.
+//     to that sibling, the ratio of their floors (each one's tenth
+//     percentile over the rounds: many short rounds, -rounds 40
+//     -benchtime 30ms, make it steady), and its median and floor ns/op, for
+//     each revision and layout.
 //
 // The raw lines go to -out (benchstat reads them: the revision and layout
 // are in the name's last element, /v=REV-aALIGN).
@@ -191,7 +194,8 @@ func (r results) add(build, name string, round int, ns float64) {
 var implRE = regexp.MustCompile(`impl=[^/]*`)
 
 // report prints each benchmark with a baseline sibling: its ratio to it by
-// build, median [min–max] over the rounds, and its median ns/op.
+// build, median [min–max] over the rounds, the ratio of their floors, and
+// its median and floor ns/op.
 func (r results) report(w io.Writer, builds []build) {
 	var names []string
 	for _, b := range builds {
@@ -210,10 +214,11 @@ func (r results) report(w io.Writer, builds []build) {
 		fmt.Fprintln(w, name)
 		for _, b := range builds {
 			v, base := r[b.name()][name], r[b.name()][bl]
-			var ratios, ns []float64
+			var ratios, ns, bns []float64
 			for round, x := range v {
 				if y, ok := base[round]; ok && y > 0 {
 					ratios = append(ratios, x/y)
+					bns = append(bns, y)
 				}
 				ns = append(ns, x)
 			}
@@ -221,9 +226,21 @@ func (r results) report(w io.Writer, builds []build) {
 				continue
 			}
 			slices.Sort(ratios)
-			fmt.Fprintf(w, "  %-10s %.2fx [%.2f–%.2f]  %.0f ns/op\n", b.name(), median(ratios), ratios[0], ratios[len(ratios)-1], median(ns))
+			fmt.Fprintf(w, "  %-10s %.2fx [%.2f–%.2f]  floor %.2fx  %.0f ns/op, floor %.0f\n", b.name(),
+				median(ratios), ratios[0], ratios[len(ratios)-1], floor(ns)/floor(bns), median(ns), floor(ns))
 		}
 	}
+}
+
+// floor is the tenth percentile of x (its least at under 20 values): a
+// benchmark's time in the rounds its neighbours disturbed least. On a
+// shared machine they only add time, in bursts that make a round's ratio
+// to the baseline run beside it swing by 2× either way; the ratio of the
+// two floors moves far less from one run to the next.
+func floor(x []float64) float64 {
+	x = slices.Clone(x)
+	slices.Sort(x)
+	return x[len(x)/10]
 }
 
 func median(x []float64) float64 {
