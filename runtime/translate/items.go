@@ -69,6 +69,14 @@ type detail struct {
 	raw     []byte
 	pieces  int
 	members []member
+	// skel is the last piece merged with its one string that joins (at
+	// cat, members[catM]) emptied; skelOK says it is one. A piece that is
+	// skel with other contents there (a stream's pieces of a detail are
+	// mostly so) is merged by appending them: what merge does to it, as
+	// merging the last piece's other members again changes nothing.
+	skel      []byte
+	cat, catM int
+	skelOK    bool
 }
 
 type member struct {

@@ -66,7 +66,14 @@ func (t *translator) ReasoningDetail(d codec.Value) {
 	// The details merged are what encrypted_content replays (reasoningItem):
 	// only a request that includes it reads them.
 	if t.req.Encrypted {
-		det.merge(d)
+		s := text // the string that joins, if one does
+		if summary.Exists() {
+			s = summary
+			if text.Exists() {
+				s = codec.Value{}
+			}
+		}
+		det.merge(d, s)
 	}
 	key := -2 - int64(len(it.details)-1) // a detail without index: apart from indexes and -1 (the strings)
 	if index >= 0 {
@@ -96,14 +103,14 @@ func (it *item) newDetail(index int64) *detail {
 	if det == nil {
 		det = new(detail)
 	}
-	*det = detail{index: index, raw: det.raw[:0], members: det.members[:0]}
+	*det = detail{index: index, raw: det.raw[:0], members: det.members[:0], skel: det.skel[:0]}
 	it.details = append(it.details, det)
 	return det
 }
 
 // retained is about how many bytes d keeps for reuse.
 func (d *detail) retained() int {
-	n := cap(d.raw)
+	n := cap(d.raw) + cap(d.skel)
 	for _, m := range d.members[:cap(d.members)] {
 		n += cap(m.key) + cap(m.val)
 	}
@@ -111,41 +118,71 @@ func (d *detail) retained() int {
 }
 
 // merge adds a piece of a detail: strings of text, summary and data join;
-// other members take the last value that is not empty.
-func (d *detail) merge(v codec.Value) {
+// other members take the last value that is not empty. s is the piece's
+// text or summary, if it has one of them (the string that joins: a piece
+// that differs from the last one in its contents alone is merged by
+// appending them).
+func (d *detail) merge(v, s codec.Value) {
+	raw := v.Raw()
+	if d.skelOK && s.Kind() == codec.String {
+		at, sr := s.Offset()-v.Offset(), s.Raw()
+		if at == d.cat && len(raw)-len(sr) == len(d.skel)-2 &&
+			string(raw[:at]) == string(d.skel[:at]) && string(raw[at+len(sr):]) == string(d.skel[at+2:]) {
+			d.pieces++
+			x := &d.members[d.catM]
+			x.val = appendDoubling(x.val[:len(x.val)-1], sr[1:])
+			return
+		}
+	}
 	if d.pieces++; d.pieces == 1 {
 		d.raw = append(d.raw, v.Raw()...)
 	}
-	j := 0 // the member's place: pieces usually have their keys in one order
+	joined, catM := 0, -1 // the strings joined; s's member, if it joined
+	j := 0                // the member's place: pieces usually have their keys in one order
 	for k, m := range v.Members() {
-		var x *member
+		xi := -1
 		if j < len(d.members) && string(d.members[j].key) == string(k.Raw()) {
-			x = &d.members[j]
+			xi = j
 		} else {
 			for i := range d.members {
 				if string(d.members[i].key) == string(k.Raw()) {
-					x = &d.members[i]
+					xi = i
 					break // each key is in members once
 				}
 			}
 		}
 		j++
-		if x == nil {
+		if xi < 0 {
 			concat := m.Kind() == codec.String && (k.Is("text") || k.Is("summary") || k.Is("data"))
 			var key, val []byte // a previous stream's, if any
 			if n := len(d.members); n < cap(d.members) {
-				x = &d.members[:n+1][n]
+				x := &d.members[:n+1][n]
 				key, val = x.key[:0], x.val[:0]
 			}
+			xi = len(d.members)
 			d.members = append(d.members, member{key: append(key, k.Raw()...), val: append(val, m.Raw()...), concat: concat})
-			continue
+		} else {
+			switch x := &d.members[xi]; {
+			case x.concat && m.Kind() == codec.String: // (the key is one whose strings join)
+				x.val = appendDoubling(x.val[:len(x.val)-1], m.Raw()[1:])
+			case !empty(m):
+				x.val = append(x.val[:0], m.Raw()...)
+			}
 		}
-		switch {
-		case x.concat && m.Kind() == codec.String: // (the key is one whose strings join)
-			x.val = appendDoubling(x.val[:len(x.val)-1], m.Raw()[1:])
-		case !empty(m):
-			x.val = append(x.val[:0], m.Raw()...)
+		if d.members[xi].concat && m.Kind() == codec.String {
+			joined++
+			if s.Exists() && m.Offset() == s.Offset() {
+				catM = xi
+			}
 		}
+	}
+	// The next piece may be this one with other contents in s alone: not
+	// if another string joined too (merging it again would repeat it).
+	d.skelOK = joined == 1 && catM >= 0
+	if d.skelOK {
+		at, n := s.Offset()-v.Offset(), len(s.Raw())
+		d.skel = append(append(d.skel[:0], raw[:at+1]...), raw[at+n-1:]...)
+		d.cat, d.catM = at, catM
 	}
 }
 
