@@ -235,8 +235,10 @@ func (r results) report(w io.Writer, builds []build) {
 // floor is the tenth percentile of x (its least at under 20 values): a
 // benchmark's time in the rounds its neighbours disturbed least. On a
 // shared machine they only add time, in bursts that make a round's ratio
-// to the baseline run beside it swing by 2× either way; the ratio of the
-// two floors moves far less from one run to the next.
+// to the baseline run beside it swing by 2× either way. In a quiet hour
+// the ratio of the two floors moved by 2% from build to build of the
+// same code where the median ratio moved by 10%; in a busy one both move
+// by 10%: compare runs, not one figure.
 func floor(x []float64) float64 {
 	x = slices.Clone(x)
 	slices.Sort(x)
