@@ -91,9 +91,10 @@ bench:
 #   make abbench BASE=HEAD~1 PKG=./runtime/translate BENCH='Stream/chunk=|Response/impl=(reused|baseline)$$'
 BASE ?= HEAD
 ROUNDS ?= 6
+BENCHTIME ?= 150ms
 abbench:
 	@test -n "$(PKG)" -a -n "$(BENCH)" || { echo "set PKG and BENCH (and BASE)"; exit 2; }
-	go run ./internal/cmd/abbench -base '$(BASE)' -pkg $(PKG) -bench '$(BENCH)' -rounds $(ROUNDS)
+	go run ./internal/cmd/abbench -base '$(BASE)' -pkg $(PKG) -bench '$(BENCH)' -rounds $(ROUNDS) -benchtime $(BENCHTIME)
 
 # Instructions per op of one benchmark (BENCH selects one; PKG its
 # package), counted by valgrind (apt-get install valgrind): the same from
