@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -12,7 +14,8 @@ import (
 // one with other contents in its joining string) give what merging each
 // member gives, over random streams of pieces: the same keys in other
 // orders, values that change, come empty or go, a second string that
-// joins, text that is not a string, escapes in and around the text.
+// joins, text that is not a string, escapes in and around the text, a key
+// twice in a piece.
 func TestDetailMergeSkeleton(t *testing.T) {
 	r := rand.New(rand.NewPCG(23, 5))
 	texts := []string{"", "a", "Some thought, \\\"quoted\\\".", "\\n", "x\\u00e9y", "\\\\", "\\\"", "  ", "é"}
@@ -60,6 +63,11 @@ func TestDetailMergeSkeleton(t *testing.T) {
 		{"type", "text", "summary", "index"},
 		{"type", "text", "data", "index"},
 		{"type", "format", "index"},
+		// A key twice (a detail of a type the spec does not know is not
+		// checked for that): the joining one, another.
+		{"type", "text", "text", "index"},
+		{"type", "summary", "format", "summary"},
+		{"type", "text", "format", "format"},
 	}
 	fast := 0
 	for stream := range 3000 {
@@ -104,4 +112,42 @@ func TestDetailMergeSkeleton(t *testing.T) {
 		t.Fatal("no piece took the fast path")
 	}
 	t.Logf("%d pieces merged by the fast path", fast)
+}
+
+// A reasoning detail of a type the spec does not know, naming text twice,
+// streamed in two pieces: its encrypted_content holds the details as JSON
+// (the merge's fast path once appended a string to the number the second
+// text had left in its member). The review's case.
+func TestDetailRepeatedKeyStream(t *testing.T) {
+	req := request(t, `{"model":"m","input":"hi","include":["reasoning.encrypted_content"]}`)
+	chunk := func(s string) []byte {
+		return []byte(`{"id":"gen-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.foo","text":"` + s + `","text":5,"index":0}]}}]}`)
+	}
+	tr := NewChatToResponses(req, Options{IDs: &SeqIDs{}, Clock: clock})
+	tr.Start()
+	tr.Next(chunk("a"))
+	tr.Next(chunk("b"))
+	evs := tr.Next([]byte(`{"id":"gen-1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`))
+	evs = append(evs, tr.Finish()...)
+	var e struct {
+		Response struct {
+			Output []struct {
+				Encrypted string `json:"encrypted_content"`
+			}
+		}
+	}
+	if err := json.Unmarshal(evs[len(evs)-1].Data, &e); err != nil || len(e.Response.Output) == 0 {
+		t.Fatalf("%v %s", err, evs[len(evs)-1].Data)
+	}
+	enc, ok := strings.CutPrefix(e.Response.Output[0].Encrypted, "transponder.reasoning_details.v1:")
+	if !ok {
+		t.Fatalf("encrypted_content %q", e.Response.Output[0].Encrypted)
+	}
+	details, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"type":"reasoning.foo","text":5,"index":0}]`; string(details) != want {
+		t.Errorf("encrypted_content holds %s, want %s", details, want)
+	}
 }

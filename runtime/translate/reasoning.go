@@ -138,7 +138,13 @@ func (d *detail) merge(v, s codec.Value) {
 		d.raw = append(d.raw, v.Raw()...)
 	}
 	joined, catM := 0, -1 // the strings joined; s's member, if it joined
-	j := 0                // the member's place: pieces usually have their keys in one order
+	// The members this piece wrote (of the first 64): a piece naming one
+	// twice (a detail of a type the spec does not know is not checked
+	// for that) is no skeleton — merging it again is not merging its
+	// string alone.
+	var wrote uint64
+	again := len(d.members) > 64
+	j := 0 // the member's place: pieces usually have their keys in one order
 	for k, m := range v.Members() {
 		xi := -1
 		if j < len(d.members) && string(d.members[j].key) == string(k.Raw()) {
@@ -169,6 +175,11 @@ func (d *detail) merge(v, s codec.Value) {
 				x.val = append(x.val[:0], m.Raw()...)
 			}
 		}
+		if bit := uint64(1) << (xi & 63); xi >= 64 || wrote&bit != 0 {
+			again = true
+		} else {
+			wrote |= bit
+		}
 		if d.members[xi].concat && m.Kind() == codec.String {
 			joined++
 			if s.Exists() && m.Offset() == s.Offset() {
@@ -177,8 +188,9 @@ func (d *detail) merge(v, s codec.Value) {
 		}
 	}
 	// The next piece may be this one with other contents in s alone: not
-	// if another string joined too (merging it again would repeat it).
-	d.skelOK = joined == 1 && catM >= 0
+	// if another string joined too (merging it again would repeat it), nor
+	// if a member came twice.
+	d.skelOK = joined == 1 && catM >= 0 && !again
 	if d.skelOK {
 		at, n := s.Offset()-v.Offset(), len(s.Raw())
 		d.skel = append(append(d.skel[:0], raw[:at+1]...), raw[at+n-1:]...)
