@@ -40,8 +40,13 @@ const (
 )
 
 type bnode struct {
-	key               string // the member's key ("" for an array element)
-	raw               []byte // bRaw
+	key string // the member's key ("" for an array element)
+	// raw (bRaw): its bytes ("" for none) as a string, 16 bytes where a
+	// slice is 24: a node is 48 bytes, not 56 (a fresh Builder's first
+	// nodes one allocation of 1,536 bytes, not 2,048), and a string is
+	// appended without a conversion. Its bytes are the payload's or the
+	// Builder's, neither written to while the node is there.
+	raw               string
 	kind              bkind
 	lit               bool   // key is a literal the generator checked: written without a check
 	keys              uint16 // keyBit of each member's key, or'ed (in the padding: no larger a node)
@@ -82,7 +87,7 @@ func (b *Builder) init() {
 
 // add appends a node to parent's members or elements; parent is a node
 // of b (its callers make the top first, init).
-func (b *Builder) add(parent Ref, key string, raw []byte, kind bkind, lit bool) Ref {
+func (b *Builder) add(parent Ref, key string, raw string, kind bkind, lit bool) Ref {
 	i := int32(len(b.nodes))
 	// Grown, then filled field by field, as the tape's entries are: a
 	// bnode literal appended is built on the stack and copied in 16-byte
@@ -136,21 +141,13 @@ func (b *Builder) ObjectLit(obj Ref, key string) Ref { return b.container(obj, k
 func (b *Builder) ArrayLit(obj Ref, key string) Ref { return b.container(obj, key, bArray, true) }
 
 // SetLit is Set for a literal key.
-func (b *Builder) SetLit(obj Ref, key string, raw []byte) {
-	b.init()
-	if i := b.member(obj, key); i != 0 {
-		b.nodes[i] = bnode{key: key, raw: raw, lit: true, next: b.nodes[i].next}
-		return
-	}
-	b.add(obj, key, raw, bRaw, true)
-	b.nodes[obj].keys |= keyBit(key)
-}
+func (b *Builder) SetLit(obj Ref, key string, raw []byte) { b.set(obj, key, rawString(raw), true) }
 
 // SetNewLit is SetNew for a literal key.
 func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
 	b.init()
 	if b.member(obj, key) == 0 {
-		b.add(obj, key, raw, bRaw, true)
+		b.add(obj, key, rawString(raw), bRaw, true)
 		b.nodes[obj].keys |= keyBit(key)
 	}
 }
@@ -159,9 +156,7 @@ func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
 func (b *Builder) SetStringLit(obj Ref, key, s string) { b.SetLit(obj, key, b.quote(s)) }
 
 // SetJSONLit is SetJSON for a literal key.
-func (b *Builder) SetJSONLit(obj Ref, key, raw string) {
-	b.SetLit(obj, key, unsafe.Slice(unsafe.StringData(raw), len(raw)))
-}
+func (b *Builder) SetJSONLit(obj Ref, key, raw string) { b.set(obj, key, raw, true) }
 
 // ObjectOnce is ObjectLit for generated code that writes several members of
 // one object, where nothing else writes to the object holding it: *r keeps
@@ -185,20 +180,22 @@ func (b *Builder) container(obj Ref, key string, k bkind, lit bool) Ref {
 		}
 		return Ref(i)
 	}
-	r := b.add(obj, key, nil, k, lit)
+	r := b.add(obj, key, "", k, lit)
 	b.nodes[obj].keys |= keyBit(key)
 	return r
 }
 
 // Set sets obj's member key to raw, a JSON value, keeping the member's
 // place if it is set already.
-func (b *Builder) Set(obj Ref, key string, raw []byte) {
+func (b *Builder) Set(obj Ref, key string, raw []byte) { b.set(obj, key, rawString(raw), false) }
+
+func (b *Builder) set(obj Ref, key, raw string, lit bool) {
 	b.init()
 	if i := b.member(obj, key); i != 0 {
-		b.nodes[i] = bnode{key: key, raw: raw, next: b.nodes[i].next}
+		b.nodes[i] = bnode{key: key, raw: raw, lit: lit, next: b.nodes[i].next}
 		return
 	}
-	b.add(obj, key, raw, bRaw, false)
+	b.add(obj, key, raw, bRaw, lit)
 	b.nodes[obj].keys |= keyBit(key)
 }
 
@@ -207,16 +204,14 @@ func (b *Builder) Set(obj Ref, key string, raw []byte) {
 func (b *Builder) SetNew(obj Ref, key string, raw []byte) {
 	b.init()
 	if b.member(obj, key) == 0 {
-		b.add(obj, key, raw, bRaw, false)
+		b.add(obj, key, rawString(raw), bRaw, false)
 		b.nodes[obj].keys |= keyBit(key)
 	}
 }
 
 // SetJSON sets obj's member key to raw, a JSON value held in a string (a
 // constant: `"assistant"`), without copying it.
-func (b *Builder) SetJSON(obj Ref, key, raw string) {
-	b.Set(obj, key, unsafe.Slice(unsafe.StringData(raw), len(raw)))
-}
+func (b *Builder) SetJSON(obj Ref, key, raw string) { b.set(obj, key, raw, false) }
 
 // SetString sets obj's member key to the JSON string s.
 func (b *Builder) SetString(obj Ref, key, s string) {
@@ -287,15 +282,15 @@ func (b *Builder) Elem(arr Ref, i int) (r Ref, built, ok bool) {
 }
 
 // AppendObject appends an empty object to arr and returns it.
-func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, "", nil, bObject, false) }
+func (b *Builder) AppendObject(arr Ref) Ref { return b.add(arr, "", "", bObject, false) }
 
 // AppendRaw appends raw, a JSON value, to arr.
-func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, "", raw, bRaw, false) }
+func (b *Builder) AppendRaw(arr Ref, raw []byte) { b.add(arr, "", rawString(raw), bRaw, false) }
 
 // AppendConst appends raw, a JSON value held in a string (a constant),
 // to the array arr, without copying it.
 func (b *Builder) AppendConst(arr Ref, raw string) {
-	b.AppendRaw(arr, unsafe.Slice(unsafe.StringData(raw), len(raw)))
+	b.add(arr, "", raw, bRaw, false)
 }
 
 // Len is the number of members or elements of obj or arr.
@@ -355,7 +350,7 @@ func (b *Builder) Members(obj Ref) iter.Seq2[string, Ref] {
 // not to be written to.
 func (b *Builder) Raw(obj Ref, key string) []byte {
 	if i := b.member(obj, key); i != 0 {
-		return b.nodes[i].raw
+		return b.nodes[i].rawBytes()
 	}
 	return nil
 }
@@ -365,8 +360,15 @@ func (b *Builder) Raw(obj Ref, key string) []byte {
 // Not to be written to.
 func (b *Builder) RawOf(r Ref) []byte {
 	b.init()
-	return b.nodes[r].raw
+	return b.nodes[r].rawBytes()
 }
+
+// raw is the node's raw value (nil for none or a container).
+func (n *bnode) rawBytes() []byte { return unsafe.Slice(unsafe.StringData(n.raw), len(n.raw)) }
+
+// rawString is raw as a node holds it: "" for none (an empty raw is no
+// JSON value either).
+func rawString(raw []byte) string { return unsafe.String(unsafe.SliceData(raw), len(raw)) }
 
 // quote returns s as a JSON string, in the Builder's memory.
 func (b *Builder) quote(s string) []byte {
@@ -396,7 +398,7 @@ func (b *Builder) Quote(contents []byte) []byte {
 func (b *Builder) empty(i int32) bool {
 	n := &b.nodes[i]
 	if n.kind == bRaw {
-		return n.raw == nil
+		return n.raw == ""
 	}
 	for c := n.first; c != 0; c = b.nodes[c].next {
 		if !b.empty(c) {

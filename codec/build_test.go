@@ -217,6 +217,8 @@ func TestBuilderLeavesOutEmpty(t *testing.T) {
 	var b codec.Builder
 	b.Object(codec.Top, "first")
 	b.Set(codec.Top, "nil", nil)
+	b.Set(codec.Top, "zero", []byte{}) // no JSON value either: left out, not written as "zero":
+	b.SetJSON(codec.Top, "zeroJSON", "")
 	b.Set(codec.Top, "a", []byte(`1`))
 	b.AppendObject(b.Array(b.Object(codec.Top, "nested"), "list"))
 	arr := b.Array(codec.Top, "arr")
@@ -224,6 +226,7 @@ func TestBuilderLeavesOutEmpty(t *testing.T) {
 	b.AppendRaw(arr, []byte(`[]`))
 	b.AppendObject(arr)
 	b.AppendRaw(arr, nil)
+	b.AppendRaw(arr, []byte{})
 	b.Set(b.AppendObject(arr), "k", []byte(`{}`))
 	b.Object(codec.Top, "last")
 	if got, want := string(b.AppendJSON([]byte("x"))), `x{"a":1,"arr":[[],{"k":{}}]}`; got != want {

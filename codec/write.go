@@ -24,7 +24,7 @@ func (b *Builder) AppendJSON(dst []byte) []byte {
 func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 	n := &b.nodes[i]
 	if n.kind == bRaw {
-		return append(dst, n.raw...), n.raw != nil
+		return append(dst, n.raw...), n.raw != ""
 	}
 	open, close := byte('{'), byte('}')
 	if n.kind == bArray {
@@ -34,7 +34,7 @@ func (b *Builder) appendNode(dst []byte, i int32) ([]byte, bool) {
 	some := false
 	for c := n.first; c != 0; c = b.nodes[c].next {
 		m := &b.nodes[c]
-		if m.kind == bRaw && m.raw == nil {
+		if m.kind == bRaw && m.raw == "" {
 			continue
 		}
 		mark := len(dst)
