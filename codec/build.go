@@ -43,7 +43,7 @@ type bnode struct {
 	key string // the member's key ("" for an array element)
 	// raw (bRaw): its bytes ("" for none) as a string, 16 bytes where a
 	// slice is 24: a node is 48 bytes, not 56 (a fresh Builder's first
-	// nodes one allocation of 1,536 bytes, not 2,048), and a string is
+	// nodes one allocation of 1,536 bytes, not 1,792), and a string is
 	// appended without a conversion. Its bytes are the payload's or the
 	// Builder's, neither written to while the node is there.
 	raw               string
@@ -145,11 +145,7 @@ func (b *Builder) SetLit(obj Ref, key string, raw []byte) { b.set(obj, key, rawS
 
 // SetNewLit is SetNew for a literal key.
 func (b *Builder) SetNewLit(obj Ref, key string, raw []byte) {
-	b.init()
-	if b.member(obj, key) == 0 {
-		b.add(obj, key, rawString(raw), bRaw, true)
-		b.nodes[obj].keys |= keyBit(key)
-	}
+	b.setNew(obj, key, rawString(raw), true)
 }
 
 // SetStringLit is SetString for a literal key.
@@ -189,6 +185,7 @@ func (b *Builder) container(obj Ref, key string, k bkind, lit bool) Ref {
 // place if it is set already.
 func (b *Builder) Set(obj Ref, key string, raw []byte) { b.set(obj, key, rawString(raw), false) }
 
+// set is Set, SetLit, SetJSON and SetJSONLit: raw as a node holds it.
 func (b *Builder) set(obj Ref, key, raw string, lit bool) {
 	b.init()
 	if i := b.member(obj, key); i != 0 {
@@ -201,10 +198,13 @@ func (b *Builder) set(obj Ref, key, raw string, lit bool) {
 
 // SetNew sets obj's member key to raw if obj has no such member yet (a
 // mapping's earlier entry keeps what it set), with one look for it.
-func (b *Builder) SetNew(obj Ref, key string, raw []byte) {
+func (b *Builder) SetNew(obj Ref, key string, raw []byte) { b.setNew(obj, key, rawString(raw), false) }
+
+// setNew is SetNew and SetNewLit.
+func (b *Builder) setNew(obj Ref, key, raw string, lit bool) {
 	b.init()
 	if b.member(obj, key) == 0 {
-		b.add(obj, key, rawString(raw), bRaw, false)
+		b.add(obj, key, raw, bRaw, lit)
 		b.nodes[obj].keys |= keyBit(key)
 	}
 }
@@ -363,7 +363,7 @@ func (b *Builder) RawOf(r Ref) []byte {
 	return b.nodes[r].rawBytes()
 }
 
-// raw is the node's raw value (nil for none or a container).
+// rawBytes is the node's raw value (nil for none or a container).
 func (n *bnode) rawBytes() []byte { return unsafe.Slice(unsafe.StringData(n.raw), len(n.raw)) }
 
 // rawString is raw as a node holds it: "" for none (an empty raw is no
