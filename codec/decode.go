@@ -51,6 +51,10 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	if r.d == nil {
 		return errors.New("codec: decode with a zero Root")
 	}
+	if d.skel.ok && d.skel.root == r && d.like(data) {
+		d.root = r
+		return nil
+	}
 	// Field by field: a Doc literal would copy the decoder's scratch
 	// twice over.
 	d.root, d.data = r, data
@@ -69,6 +73,9 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	if dec.ws(); dec.pos < len(data) {
 		return dec.syntax("data after the top-level value")
 	}
+	if dec.recSlots {
+		d.keep()
+	}
 	return nil
 }
 
@@ -77,7 +84,7 @@ func (d *Doc) Decode(r Root, data []byte) error {
 // keys the caller handles itself, such as a mapping's extras (an
 // upstream's provider). Their values are read as any member's; a repeated
 // one is refused as any repeated key. nil ends it.
-func (d *Doc) Quiet(extra func(key []byte) bool) { d.quiet = extra }
+func (d *Doc) Quiet(extra func(key []byte) bool) { d.quiet, d.skel.ok = extra, false }
 
 // Release lets go of the payload d decoded, keeping d's memory for its
 // next Decode: a Doc kept between uses (in a pool) does not keep its last
@@ -91,6 +98,7 @@ func (d *Doc) Release() {
 
 // truncate drops what d read of its payload, keeping the memory.
 func (d *Doc) truncate() {
+	d.skel.ok = false
 	d.nodes, d.finds, d.segs, d.npaths, d.spans, d.conts, d.ents = d.nodes[:0], d.finds[:0], d.segs[:0], d.npaths[:0], d.spans[:0], d.conts[:0], d.ents[:0]
 }
 
@@ -135,6 +143,9 @@ type decoder struct {
 	spare      []hint    // hintMemory's hints, for newHint
 	decoded    bool      // the Doc has decoded before (hints are kept from its second Decode)
 	hintsOf    *schema   // the table the hints' schemas are of (its first)
+	// Skeletons (skeleton.go): the free scalars are recorded (recSlots), but
+	// not if one was walked again (unslotted).
+	recSlots, unslotted bool
 }
 
 // reset readies x for a Decode into d, every field but its memory (and
@@ -144,6 +155,10 @@ func (x *decoder) reset(d *Doc, tab *tables) {
 	x.doc, x.data, x.tab, x.t, x.pos = d, d.data, tab, t, 0
 	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
+	x.recSlots, x.unslotted = d.skel.on, false
+	if x.recSlots {
+		d.skel.slots = d.skel.slots[:0]
+	}
 	if x.decoded && cap(x.hints) == 0 {
 		x.hintMemory()
 	}

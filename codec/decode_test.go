@@ -359,10 +359,6 @@ func TestDocReuseOnStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type seq struct {
-		root codec.Root
-		data [][]byte
-	}
 	var seqs []seq
 	for _, f := range fixtures.ByFile(append(payloads, bench...)) {
 		var p codec.Payload
@@ -442,9 +438,21 @@ func TestDocReuseOnStreams(t *testing.T) {
 	seqs = append(seqs, seq{root(codec.OpenAI, codec.ResponsesRequest), [][]byte{
 		request(0), request(0, 1, 2, 3, 4, 0, 1, 2, 3, 4), request(0, 1, 2, 3, 4), request(4, 3, 2, 1, 0, 0, 0), request(2, 2, 1, 1, 0),
 	}})
-	decoded := 0
+	for _, skeletons := range []bool{false, true} {
+		t.Run(fmt.Sprintf("skeletons=%t", skeletons), func(t *testing.T) {
+			decodeAlike(t, seqs, skeletons)
+		})
+	}
+}
+
+// decodeAlike decodes each sequence's payloads one after another with a
+// reused Doc (keeping skeletons or not), each beside a fresh Doc, and
+// fails on any difference in what they report.
+func decodeAlike(t *testing.T, seqs []seq, skeletons bool) {
+	decoded, hits := 0, 0
 	for _, s := range seqs {
 		var reused codec.Doc
+		reused.Skeletons(skeletons)
 		for i, data := range s.data {
 			in := bytes.Clone(data) // as a stream reader's buffer: the payload before is overwritten
 			errReused := reused.Decode(s.root, in)
@@ -462,12 +470,46 @@ func TestDocReuseOnStreams(t *testing.T) {
 			if got, want := generic(t, reused.Value()), generic(t, fresh.Value()); !reflect.DeepEqual(got, want) {
 				t.Fatalf("payload %d %.60s…: the reused Doc reads %v, want %v", i, data, got, want)
 			}
+			if got, want := tapeOf(reused.Value(), nil), tapeOf(fresh.Value(), nil); !slices.Equal(got, want) {
+				t.Fatalf("payload %d %.60s…: the reused Doc's values are\n%s\nwant\n%s", i, data, strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
 			clear(in) // the next payload's memory
 		}
+		hits += codec.SkeletonHits(&reused)
 	}
 	if decoded < 1000 {
 		t.Errorf("%d payloads decoded: the streams are missing", decoded)
 	}
+	// The recorded streams' chunks are mostly alike: most are read
+	// against the skeleton of the one before.
+	if skeletons && hits < decoded/2 || !skeletons && hits > 0 {
+		t.Errorf("%d of %d payloads read against a skeleton", hits, decoded)
+	}
+	t.Logf("%d of %d payloads read against a skeleton", hits, decoded)
+}
+
+// tapeOf lists every value in v (each member's key, every value's
+// offset, end, kind and bytes), as Members and Elems step to them.
+func tapeOf(v codec.Value, out []string) []string {
+	out = append(out, fmt.Sprintf("%d+%d %v %s", v.Offset(), len(v.Raw()), v.Kind(), v.Raw()))
+	switch v.Kind() {
+	case codec.Object:
+		for k, m := range v.Members() {
+			out = append(out, fmt.Sprintf("key %s", k.Raw()))
+			out = tapeOf(m, out)
+		}
+	case codec.Array:
+		for _, e := range v.Elems() {
+			out = tapeOf(e, out)
+		}
+	}
+	return out
+}
+
+// seq is payloads decoded one after another.
+type seq struct {
+	root codec.Root
+	data [][]byte
 }
 
 // Release lets go of the payload (and of the findings that point into

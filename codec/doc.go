@@ -54,6 +54,7 @@ type Doc struct {
 	contAt  []uint16  // a reused Doc's, for a payload up to maxContAt: by offset, the cont there (see cont)
 	scratch decoder
 	quiet   func(key []byte) bool // top-level keys that are no finding (Quiet)
+	skel    skeleton              // the last payload's, for the next (Skeletons)
 }
 
 // HasTag reports whether a union value of the payload has the type tag

@@ -51,7 +51,9 @@ func (x *decoder) value(si int32) error {
 	case c == '"':
 		var err error
 		if s.kind == kindAny || s.kind == kindScalar && !s.enum && s.mask&mString != 0 {
-			_, err = x.str()
+			if _, err = x.str(); x.recSlots && err == nil {
+				x.slot(start, mString)
+			}
 		} else {
 			err = x.walk(si)
 		}
@@ -95,6 +97,13 @@ func (x *decoder) value(si int32) error {
 		}
 		if vk&s.mask != 0 || s.kind == kindAny {
 			x.pos = end
+			if x.recSlots {
+				k := s.mask & (mNumber | mInteger)
+				if s.kind == kindAny {
+					k = mNumber | mInteger
+				}
+				x.slot(start, k)
+			}
 			return nil
 		}
 	}

@@ -179,6 +179,9 @@ func (t *translator) reset(req *Request, opts Options, stream bool) {
 	} else {
 		t.doc.Quiet(mapping.BodyExtra)
 	}
+	// A stream's chunks are alike: each read against the one before's
+	// skeleton (codec/skeleton.go).
+	t.doc.Skeletons(stream)
 	t.reply.Reset()
 	t.reply.SetLogprobs(req.Logprobs)
 	t.lp, t.lpEv = t.lp[:0], t.lpEv[:0]

@@ -1,0 +1,4 @@
+package codec
+
+// SkeletonHits is how many payloads d read against a skeleton.
+func SkeletonHits(d *Doc) int { return d.skel.hits }

@@ -1,0 +1,246 @@
+package codec
+
+// Skeletons: a stream's chunks are alike. Each has the same keys in the
+// same order, the same id, model and provider, and differs from the one
+// before in a few scalars: the text of a delta, a piece of a tool call's
+// arguments. A Doc that keeps skeletons (Skeletons) remembers, of each
+// payload it decoded whole, the bytes around its free scalars — the
+// strings and numbers whose schema takes any value of their kind, which
+// make no finding and choose nothing (a union's tag is never one) — and
+// where those scalars were.
+//
+// Its next payload is first read against that skeleton: each part of
+// the skeleton compared byte for byte, each free scalar between them
+// scanned and checked as Decode checks it (a string's escapes, control
+// characters and UTF-8; a number's grammar and kind). A payload that
+// matches is the last one with other scalars: decoding it whole would
+// record what the last Decode recorded, every offset moved by what the
+// scalars before it grew or shrank. So that is what is kept, moved;
+// nothing else is walked. Any other payload (or one that fails) is
+// decoded whole, and its skeleton is the next one's.
+
+// slot is a free scalar of the last payload: its span, the length of the
+// skeleton's part before it, and the kinds its schema takes (mString: a
+// string, else numbers).
+type slot struct {
+	start, end, pre int32
+	kinds           mask
+}
+
+// move is an offset from which the last payload's offsets move by by.
+type move struct{ at, by int32 }
+
+// moves are a payload's moves, in order of at.
+type moves []move
+
+// at is where offset o of the last payload is in the next.
+func (m moves) at(o int32) int32 {
+	for i := len(m) - 1; i >= 0; i-- {
+		if o >= m[i].at {
+			return o + m[i].by
+		}
+	}
+	return o
+}
+
+// skeleton is what a Doc keeps of its last payload (Skeletons).
+type skeleton struct {
+	on, ok bool
+	root   Root
+	bytes  []byte // the payload without its slots, in order
+	slots  []slot
+	moves  moves  // scratch
+	next   []span // scratch: the slots of the payload read
+	hits   int    // the payloads read against it (for tests)
+}
+
+// Skeletons makes each Decode of d after it try first to read its
+// payload as the last one with other free scalars (the top of this file):
+// for a stream's chunks, which are alike. What it records is what
+// decoding the payload whole records. Off (the default), every Decode
+// walks its payload whole.
+func (d *Doc) Skeletons(on bool) {
+	d.skel.on, d.skel.ok = on, false
+}
+
+// slot records a free scalar that ends at pos (Skeletons): the string or
+// number at start, of kinds.
+func (x *decoder) slot(start int, kinds mask) {
+	s := &x.doc.skel
+	if n := len(s.slots); n > 0 && s.slots[n-1].end > int32(start) {
+		x.unslotted = true // walked again: no skeleton of this payload
+		return
+	}
+	s.slots = append(s.slots, slot{start: int32(start), end: int32(x.pos), kinds: kinds})
+}
+
+// keep makes the payload just decoded the skeleton, if it can be one.
+func (d *Doc) keep() {
+	s := &d.skel
+	if d.scratch.unslotted {
+		return
+	}
+	// A union's tag chooses its variant: never a slot, whatever its
+	// schema. Nor a long string: its span is recorded (spans.go).
+	slots := s.slots[:0]
+	for _, sl := range s.slots {
+		if sl.end-sl.start >= minStringSpan || d.isTag(sl.start) {
+			continue
+		}
+		slots = append(slots, sl)
+	}
+	s.slots = slots
+	s.bytes = s.bytes[:0]
+	at := int32(0)
+	for i := range s.slots {
+		sl := &s.slots[i]
+		sl.pre = sl.start - at
+		s.bytes = append(s.bytes, d.data[at:sl.start]...)
+		at = sl.end
+	}
+	s.bytes = append(s.bytes, d.data[at:]...)
+	s.root, s.ok = d.root, true
+}
+
+// isTag reports whether a union's tag value starts at i.
+func (d *Doc) isTag(i int32) bool {
+	for k := range d.nodes {
+		if d.nodes[k].tagStart == i && d.nodes[k].tagEnd > i {
+			return true
+		}
+	}
+	return false
+}
+
+// like reads data against the skeleton; if it matches, d's record is
+// moved to it and like returns true. Else d is as it was (and its next
+// Decode walks data whole).
+func (d *Doc) like(data []byte) bool {
+	s := &d.skel
+	x := &d.scratch
+	x.data, x.path = data, x.path[:0] // (a string's SyntaxError names the path)
+	s.next = s.next[:0]
+	p, b := 0, 0 // in data, in s.bytes
+	for i := range s.slots {
+		sl := &s.slots[i]
+		n := int(sl.pre)
+		if len(data)-p < n+1 || string(data[p:p+n]) != string(s.bytes[b:b+n]) {
+			return false
+		}
+		p, b = p+n, b+n
+		x.pos = p
+		if sl.kinds == mString {
+			if data[p] != '"' {
+				return false
+			}
+			if _, err := x.str(); err != nil || x.pos-p >= minStringSpan {
+				return false
+			}
+		} else {
+			if c := data[p]; c != '-' && (c < '0' || c > '9') {
+				return false
+			}
+			end, integral, err := x.number()
+			if err != nil {
+				return false
+			}
+			k := mNumber
+			if integral {
+				k |= mInteger
+			}
+			if k&sl.kinds == 0 {
+				return false
+			}
+			x.pos = end
+		}
+		s.next = append(s.next, span{int32(p), int32(x.pos)})
+		p = x.pos
+	}
+	if len(data)-p != len(s.bytes)-b || string(data[p:]) != string(s.bytes[b:]) {
+		return false
+	}
+	// A match: the offsets move at the end of each slot whose end moved
+	// by other than the one before's, by what its end moved.
+	s.moves = s.moves[:0]
+	by := int32(0)
+	for i := range s.slots {
+		if n := s.next[i].end - s.slots[i].end; n != by {
+			by = n
+			s.moves = append(s.moves, move{s.slots[i].end, by})
+		}
+	}
+	d.move(s.moves, data)
+	for i := range s.slots {
+		s.slots[i].start, s.slots[i].end = s.next[i].start, s.next[i].end
+	}
+	s.hits++
+	return true
+}
+
+// move makes d's record of the last payload that of data: every offset
+// at or past a move's at moved by its by (moves in order of at).
+func (d *Doc) move(m moves, data []byte) {
+	d.data, d.scratch.data = data, data
+	if len(m) > 0 {
+		at := m.at
+		for i := range d.ents {
+			e := &d.ents[i]
+			if e.keyEnd > 0 {
+				e.keyStart, e.keyEnd = at(e.keyStart), at(e.keyEnd)
+			}
+			e.start, e.end = at(e.start), at(e.end)
+		}
+		for i := range d.conts {
+			c := &d.conts[i]
+			c.start, c.end = at(c.start), at(c.end)
+		}
+		for i := range d.nodes {
+			r := &d.nodes[i]
+			r.start, r.end = at(r.start), at(r.end)
+			if r.tagEnd > 0 {
+				r.tagStart, r.tagEnd = at(r.tagStart), at(r.tagEnd)
+			}
+		}
+		for i := range d.segs {
+			if g := &d.segs[i].seg; g.start >= 0 {
+				g.start, g.end = at(g.start), at(g.end)
+			}
+		}
+		for i := range d.npaths {
+			if g := &d.npaths[i]; g.start >= 0 {
+				g.start, g.end = at(g.start), at(g.end)
+			}
+		}
+		for i := range d.spans {
+			sp := &d.spans[i]
+			sp.start, sp.end = at(sp.start), at(sp.end)
+		}
+		for i := range d.finds {
+			f := &d.finds[i]
+			if f.Raw != nil {
+				end := at(f.start + int32(len(f.Raw)))
+				f.start = at(f.start)
+				f.Raw = data[f.start:end:end]
+			}
+			if f.nameEnd > f.nameStart {
+				f.nameStart, f.nameEnd = at(f.nameStart), at(f.nameEnd)
+			}
+		}
+	} else {
+		for i := range d.finds {
+			if f := &d.finds[i]; f.Raw != nil {
+				end := f.start + int32(len(f.Raw))
+				f.Raw = data[f.start:end:end]
+			}
+		}
+	}
+	// The containers by offset, for this payload's length.
+	if len(d.contAt) != len(data) || len(m) > 0 {
+		d.contIndex(len(data))
+		for i := range d.conts {
+			if c := d.conts[i].start; int(c) < len(d.contAt) {
+				d.contAt[c] = uint16(i)
+			}
+		}
+	}
+}
