@@ -23,6 +23,11 @@
 // warn, pass through, or reject (naming the type and the path). Only bytes
 // that are not JSON fail, with a *SyntaxError giving the offset and path.
 //
+// A Doc decoding a stream's payloads one after another (Doc.Skeletons, as
+// Stream's does) reads each against the last one's bytes first: a payload
+// that differs from it only in free strings and numbers (a delta's text) is
+// checked there, and its record is the last one's, moved.
+//
 // Encoding is copying: a Doc re-encodes as exactly its input (AppendJSON),
 // and each node and finding as exactly its bytes, so nothing is lost, nothing
 // added (no defaults), and the output is byte-stable. Converters build new

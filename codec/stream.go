@@ -29,9 +29,12 @@ type Stream struct {
 	err   error
 }
 
-// NewStream returns a Stream reading r.
+// NewStream returns a Stream reading r. Its Doc keeps skeletons
+// (Doc.Skeletons): a stream's payloads are alike.
 func NewStream(r io.Reader, root Root) *Stream {
-	return &Stream{r: sse.NewReader(r), root: root}
+	s := &Stream{r: sse.NewReader(r), root: root}
+	s.doc.Skeletons(true)
+	return s
 }
 
 // Next decodes the next event; it returns false at [DONE], at the end of
