@@ -51,7 +51,7 @@ type skeleton struct {
 	slots  []slot
 	moves  moves  // scratch
 	next   []span // scratch: the slots of the payload read
-	hits   int    // the payloads read against it (for tests)
+	hits   int    // the payloads read against a skeleton (for tests)
 }
 
 // Skeletons makes each Decode of d after it try first to read its
@@ -74,10 +74,15 @@ func (x *decoder) slot(start int, kinds mask) {
 	s.slots = append(s.slots, slot{start: int32(start), end: int32(x.pos), kinds: kinds})
 }
 
+// maxSkeleton is the largest payload kept as a skeleton: a stream's
+// chunks are far smaller, and a Doc kept for reuse (a pooled translator's)
+// does not hold a copy of a large one.
+const maxSkeleton = 64 << 10
+
 // keep makes the payload just decoded the skeleton, if it can be one.
 func (d *Doc) keep() {
 	s := &d.skel
-	if d.scratch.unslotted {
+	if d.scratch.unslotted || len(d.data) > maxSkeleton {
 		return
 	}
 	// A union's tag chooses its variant: never a slot, whatever its

@@ -131,10 +131,11 @@ func TestSkeletonScalars(t *testing.T) {
 	t.Logf("%d of %d payloads read against a skeleton", hits, total)
 }
 
-// Specific payloads: a union's tag that its variant declares as a free
-// string is no slot (the next payload's other tag is another variant); a
-// number of an integer schema that is no integer; a string as long as a
-// span is recorded for; a payload as the one before with its bytes moved.
+// Specific payloads: free strings shorter and longer; one as long as a
+// span is recorded for (no slot); bytes after the payload; a union's
+// other tag (another variant) or an unknown one; a number of an integer
+// schema that is no integer; a payload larger than a skeleton is kept
+// for; every free scalar of a payload other.
 func TestSkeletonCases(t *testing.T) {
 	chunk := func(s string) []byte {
 		return []byte(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,` + s + `}]}`)
@@ -152,6 +153,7 @@ func TestSkeletonCases(t *testing.T) {
 		{chunk(`"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a"}]}`), chunk(`"delta":{"reasoning_details":[{"type":"reasoning.text","text":"bb"}]}`), true},
 		{chunk(`"delta":{"reasoning_details":[{"type":"reasoning.text","text":"a"}]}`), chunk(`"delta":{"reasoning_details":[{"type":"reasoning.texts","text":"a"}]}`), false},
 		{chunk(`"delta":{"content":"a"}`), []byte(`{"id":"c","object":"chat.completion.chunk","created":1.5,"model":"m","choices":[{"index":0,"delta":{"content":"a"}}]}`), false},
+		{chunk(`"delta":{"content":"` + strings.Repeat("x", 64<<10) + `"}`), []byte(`{"id":"d","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` + strings.Repeat("x", 64<<10) + `"}}]}`), false},
 		{chunk(`"delta":{"content":"a"}`), []byte(`{"id":"cc","object":"chat.completion.chunk","created":22,"model":"mm","choices":[{"index":1,"delta":{"content":"aa"}}]}`), true},
 	} {
 		if hit := checkAlike(t, orChunk, c.a, c.b); hit != c.hit {
