@@ -92,7 +92,9 @@ func (d *Doc) Quiet(extra func(key []byte) bool) { d.quiet, d.skel.ok = extra, f
 // used after it.
 func (d *Doc) Release() {
 	d.data, d.scratch.data = nil, nil
-	clear(d.finds[:cap(d.finds)]) // their Raw point into the payload
+	clear(d.finds[:cap(d.finds)])           // their Raw point into the payload
+	clear(d.skel.bytes[:cap(d.skel.bytes)]) // copies of payloads
+	d.skel.bytes = d.skel.bytes[:0]
 	d.truncate()
 }
 

@@ -533,6 +533,24 @@ func TestDocRelease(t *testing.T) {
 	if err := d.Decode(r, next); err != nil || !bytes.Equal(d.Value().Get("id").Raw(), fresh.Value().Get("id").Raw()) || len(d.Findings()) != len(fresh.Findings()) {
 		t.Errorf("after Release: %v %s %v", err, d.Value().Raw(), d.Findings())
 	}
+	// Keeping skeletons, it keeps none of the payload either: the next
+	// payload (the same one) is decoded whole.
+	d.Skeletons(true)
+	for range 2 {
+		if err := d.Decode(r, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if codec.SkeletonHits(&d) != 1 || codec.SkeletonBytes(&d) == 0 {
+		t.Fatalf("%d hits, %d bytes kept", codec.SkeletonHits(&d), codec.SkeletonBytes(&d))
+	}
+	d.Release()
+	if n := codec.SkeletonBytes(&d); n != 0 {
+		t.Errorf("released, the Doc keeps %d bytes of its skeleton", n)
+	}
+	if err := d.Decode(r, next); err != nil || codec.SkeletonHits(&d) != 1 {
+		t.Errorf("after Release: %v, %d hits", err, codec.SkeletonHits(&d))
+	}
 }
 
 // A union's tag read first (tagFirst: the usual object) and the same tag

@@ -33,6 +33,13 @@ type move struct{ at, by int32 }
 // moves are a payload's moves, in order of at.
 type moves []move
 
+// maxMoves is the most moves a payload read against a skeleton may have:
+// each of the record's offsets is moved by a scan of them (a chunk's are
+// one to three: its delta's text, a piece of arguments). A payload with
+// more (every number of a long list changing length) is decoded whole,
+// which costs less than moving it would.
+const maxMoves = 8
+
 // at is where offset o of the last payload is in the next.
 func (m moves) at(o int32) int32 {
 	for i := len(m) - 1; i >= 0; i-- {
@@ -68,7 +75,9 @@ func (d *Doc) Skeletons(on bool) {
 func (x *decoder) slot(start int, kinds mask) {
 	s := &x.doc.skel
 	if n := len(s.slots); n > 0 && s.slots[n-1].end > int32(start) {
-		x.unslotted = true // walked again: no skeleton of this payload
+		// Walked again (no walk does so today: a union's object is
+		// scanned, then walked once): no skeleton of this payload.
+		x.unslotted = true
 		return
 	}
 	s.slots = append(s.slots, slot{start: int32(start), end: int32(x.pos), kinds: kinds})
@@ -86,7 +95,7 @@ func (d *Doc) keep() {
 		return
 	}
 	// A union's tag chooses its variant: never a slot, whatever its
-	// schema. Nor a long string: its span is recorded (spans.go).
+	// schema. Nor a long scalar: a string's span is recorded (spans.go).
 	slots := s.slots[:0]
 	for _, sl := range s.slots {
 		if sl.end-sl.start >= minStringSpan || d.isTag(sl.start) {
@@ -118,8 +127,8 @@ func (d *Doc) isTag(i int32) bool {
 }
 
 // like reads data against the skeleton; if it matches, d's record is
-// moved to it and like returns true. Else d is as it was (and its next
-// Decode walks data whole).
+// moved to it and like returns true. Else d's record is as it was (its
+// decoder's state is not: Decode resets it to walk data whole).
 func (d *Doc) like(data []byte) bool {
 	s := &d.skel
 	x := &d.scratch
@@ -170,6 +179,9 @@ func (d *Doc) like(data []byte) bool {
 	by := int32(0)
 	for i := range s.slots {
 		if n := s.next[i].end - s.slots[i].end; n != by {
+			if len(s.moves) == maxMoves {
+				return false
+			}
 			by = n
 			s.moves = append(s.moves, move{s.slots[i].end, by})
 		}
@@ -182,8 +194,8 @@ func (d *Doc) like(data []byte) bool {
 	return true
 }
 
-// move makes d's record of the last payload that of data: every offset
-// at or past a move's at moved by its by (moves in order of at).
+// move makes d's record of the last payload that of data: each offset
+// moved as m.at says.
 func (d *Doc) move(m moves, data []byte) {
 	d.data, d.scratch.data = data, data
 	if len(m) > 0 {

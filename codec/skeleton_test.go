@@ -3,6 +3,7 @@ package codec_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -76,33 +77,151 @@ func checkAlike(t *testing.T, r codec.Root, a, b []byte) bool {
 		return false
 	}
 	clear(first) // as a stream reader's buffer: a's bytes are gone
-	hits := codec.SkeletonHits(&d)
+	hit, _ := decodeLike(t, &d, r, b, string(a))
+	return hit
+}
+
+// decodeLike decodes b with d (which keeps skeletons) and with a fresh
+// Doc, and fails on any difference in what they report of it. It returns
+// whether d read b against its skeleton, and whether b decoded.
+func decodeLike(t *testing.T, d *codec.Doc, r codec.Root, b []byte, after string) (hit, ok bool) {
+	t.Helper()
+	hits := codec.SkeletonHits(d)
 	in := bytes.Clone(b)
 	errSkel := d.Decode(r, in)
 	fresh, errFresh := codec.Decode(r, b)
 	if fmt.Sprint(errSkel) != fmt.Sprint(errFresh) {
-		t.Fatalf("%s after %s: %v; fresh Doc: %v", b, a, errSkel, errFresh)
+		t.Fatalf("%s after %s: %v; fresh Doc: %v", b, after, errSkel, errFresh)
 	}
-	hit := codec.SkeletonHits(&d) > hits
+	hit = codec.SkeletonHits(d) > hits
 	if errFresh != nil {
 		if hit {
-			t.Fatalf("%s after %s: read against the skeleton, but it is no JSON: %v", b, a, errFresh)
+			t.Fatalf("%s after %s: read against the skeleton, but it is no JSON: %v", b, after, errFresh)
 		}
-		return false
+		return false, false
 	}
-	if got, want := summary(&d), summary(fresh); !slices.Equal(got, want) {
-		t.Fatalf("%s after %s (skeleton: %t): reports\n%s\nwant\n%s", b, a, hit, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if got, want := summary(d), summary(fresh); !slices.Equal(got, want) {
+		t.Fatalf("%s after %s (skeleton: %t): reports\n%s\nwant\n%s", b, after, hit, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if got, want := tapeOf(d.Value(), nil), tapeOf(fresh.Value(), nil); !slices.Equal(got, want) {
-		t.Fatalf("%s after %s (skeleton: %t): values\n%s\nwant\n%s", b, a, hit, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Fatalf("%s after %s (skeleton: %t): values\n%s\nwant\n%s", b, after, hit, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	if got, want := generic(t, d.Value()), generic(t, fresh.Value()); !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s after %s (skeleton: %t): reads %v, want %v", b, a, hit, got, want)
+		t.Fatalf("%s after %s (skeleton: %t): reads %v, want %v", b, after, hit, got, want)
+	}
+	for i, f := range fresh.Findings() {
+		g := d.Findings()[i]
+		if g.Value().Offset() != f.Value().Offset() || !bytes.Equal(g.NameBytes(), f.NameBytes()) || g.TopLevel() != f.TopLevel() {
+			t.Fatalf("%s after %s (skeleton: %t): finding %d at %d %q, want at %d %q", b, after, hit, i, g.Value().Offset(), g.NameBytes(), f.Value().Offset(), f.NameBytes())
+		}
 	}
 	if !bytes.Equal(d.AppendJSON(nil), b) {
-		t.Fatalf("%s after %s (skeleton: %t): re-encodes as %s", b, a, hit, d.AppendJSON(nil))
+		t.Fatalf("%s after %s (skeleton: %t): re-encodes as %s", b, after, hit, d.AppendJSON(nil))
 	}
-	return hit
+	clear(in) // the next payload's memory
+	return hit, true
+}
+
+// freeScalars returns the indexes (in scalars(data)) of data's free
+// scalars: those replaced by another of their kind, data is read against
+// its own skeleton.
+func freeScalars(t *testing.T, r codec.Root, data []byte) []int {
+	var out []int
+	for i, sp := range scalars(data) {
+		other := `"zq"`
+		if data[sp[0]] != '"' {
+			other = `7`
+		}
+		var d codec.Doc
+		d.Skeletons(true)
+		if err := d.Decode(r, data); err != nil {
+			t.Fatal(err)
+		}
+		hits := codec.SkeletonHits(&d)
+		if d.Decode(r, slices.Concat(data[:sp[0]], []byte(other), data[sp[1]:])) == nil && codec.SkeletonHits(&d) > hits {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Several free scalars of a payload changed at once, payload after
+// payload on one Doc (each against the skeleton of the one before, with
+// as many moves): each is read as a fresh Doc reads it.
+func TestSkeletonChains(t *testing.T) {
+	strs := []string{`""`, `"a"`, `"longer text than before, much longer"`, `"a\"b"`, `"\u00e9\n\t\/"`,
+		`"` + strings.Repeat(`\n`, 60) + `"`, `"` + strings.Repeat(`a\"`, 40) + `"`, `"` + strings.Repeat("y", 254) + `"`,
+		`"` + strings.Repeat("x", 256) + `"`, "\"\x01\""}
+	nums := []string{`0`, `7`, `-1`, `1.5`, `-0`, `1e3`, `12345678901234567890`, `123`, `-`}
+	for i, base := range skeletonBases {
+		data := []byte(base.data)
+		free := freeScalars(t, base.root, data)
+		if len(free) < 2 {
+			t.Fatalf("base %d: %d free scalars", i, len(free))
+		}
+		rng := rand.New(rand.NewPCG(uint64(i), 1))
+		var d codec.Doc
+		d.Skeletons(true)
+		last, hits := data, 0
+		for range 1000 {
+			sps := scalars(last)
+			idx := slices.Clone(free)
+			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			idx = idx[:1+rng.IntN(len(idx))]
+			slices.Sort(idx)
+			next := slices.Clone(last)
+			for k := len(idx) - 1; k >= 0; k-- {
+				sp := sps[idx[k]]
+				r := nums[rng.IntN(len(nums))]
+				if last[sp[0]] == '"' {
+					r = strs[rng.IntN(len(strs))]
+				}
+				next = slices.Concat(next[:sp[0]], []byte(r), next[sp[1]:])
+			}
+			hit, ok := decodeLike(t, &d, base.root, next, string(last))
+			if hit {
+				hits++
+			}
+			if ok && len(scalars(next)) == len(sps) {
+				last = next
+			}
+		}
+		// (Most replacements are invalid, long or of another kind, and
+		// a payload decoded whole is the next one's skeleton: 88–158
+		// hits a base when written.)
+		if hits < 50 {
+			t.Errorf("base %d: %d of 1,000 payloads read against a skeleton", i, hits)
+		}
+	}
+}
+
+// A payload whose many free numbers all change length (a list of token
+// bytes) is decoded whole: moving its record by so many moves would cost
+// more. With a few changed, it is read against the skeleton.
+func TestSkeletonManyMoves(t *testing.T) {
+	logprobs := func(n int, long func(i int) bool) []byte {
+		var b strings.Builder
+		b.WriteString(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[{"token":"a","logprob":-0.5,"bytes":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if long(i) {
+				b.WriteString("22")
+			} else {
+				b.WriteString("1")
+			}
+		}
+		b.WriteString(`],"top_logprobs":[]}]}}]}`)
+		return []byte(b.String())
+	}
+	a := logprobs(2000, func(i int) bool { return i%2 == 0 })
+	if checkAlike(t, orChunk, a, logprobs(2000, func(i int) bool { return i%2 == 1 })) {
+		t.Error("2,000 moves: read against the skeleton")
+	}
+	if !checkAlike(t, orChunk, a, logprobs(2000, func(i int) bool { return i%2 == 0 || i == 1 || i == 1001 })) {
+		t.Error("2 moves: decoded whole")
+	}
 }
 
 // Each scalar of each base replaced by each replacement: a Doc keeping
