@@ -284,11 +284,20 @@ func (c *conv) unknownTopLevel(f codec.Finding, target codec.Schema) {
 // drop warns that a field is left out (generated code).
 func (c *conv) drop(_ codec.Value, path, reason string) { c.warn(path, reason) }
 
+// warn records a warning. It is not inlined: the generated converters
+// call it (drop) in most of their cases, and its append inlined in each
+// made them a quarter larger (responsesChatOpenRouter 27.1 KB, 19.9 KB
+// without), spreading the code a request runs over more of the
+// instruction cache (the 1.1 KB request 2–7% faster without).
+//
+//go:noinline
 func (c *conv) warn(path, reason string) {
 	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
 }
 
 // warnUnknown warns of a field the spec does not know.
+//
+//go:noinline
 func (c *conv) warnUnknown(path, reason string) {
 	c.warns = append(c.warns, Warning{Path: path, Reason: reason, Unknown: true})
 }

@@ -230,6 +230,9 @@ func (c *reply) warnUnknown(path, reason string) {
 	c.add(Warning{Path: path, Reason: reason, Unknown: true})
 }
 
+// add is not inlined, as conv.warn.
+//
+//go:noinline
 func (c *reply) add(w Warning) {
 	for _, o := range c.warns {
 		if o.Path == w.Path && o.Reason == w.Reason {

@@ -267,6 +267,9 @@ func isReasoningKey(k string) bool {
 	return k == "reasoning_details" || k == "reasoning_content" || k == "reasoning"
 }
 
+// warn records a warning: not inlined, as conv.warn.
+//
+//go:noinline
 func (c *rev) warn(path, reason string) {
 	c.warns = append(c.warns, Warning{Path: path, Reason: reason})
 }
