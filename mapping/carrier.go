@@ -77,7 +77,7 @@ func reasoningCarrier(c *conv, v codec.Value, path string, dst codec.Ref, key st
 // warning); without, it carries none unless the dialect puts reasoning on
 // every assistant message.
 func (c *conv) closeCarrier(m codec.Ref) {
-	d := dialects[c.opts.Dialect]
+	d := &dialects[c.opts.Dialect]
 	if d.carrier == "" {
 		return
 	}

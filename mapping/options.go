@@ -253,7 +253,7 @@ func (e *Error) AppendJSON(dst []byte) []byte {
 // system is the placement of system messages: the dialect's, if it needs
 // one, else the options'.
 func (c *conv) system() SystemMode {
-	if d := dialects[c.opts.Dialect]; d.forceSystem {
+	if d := &dialects[c.opts.Dialect]; d.forceSystem {
 		return d.system
 	}
 	return c.opts.System
