@@ -475,7 +475,7 @@ func decodeAlike(t *testing.T, seqs []seq, skeletons bool) {
 			}
 			clear(in) // the next payload's memory
 		}
-		hits += codec.SkeletonHits(&reused)
+		hits += reused.SkeletonHits()
 	}
 	if decoded < 1000 {
 		t.Errorf("%d payloads decoded: the streams are missing", decoded)
@@ -541,15 +541,15 @@ func TestDocRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if codec.SkeletonHits(&d) != 1 || codec.SkeletonBytes(&d) == 0 {
-		t.Fatalf("%d hits, %d bytes kept", codec.SkeletonHits(&d), codec.SkeletonBytes(&d))
+	if d.SkeletonHits() != 1 || codec.SkeletonBytes(&d) == 0 {
+		t.Fatalf("%d hits, %d bytes kept", d.SkeletonHits(), codec.SkeletonBytes(&d))
 	}
 	d.Release()
 	if n := codec.SkeletonBytes(&d); n != 0 {
 		t.Errorf("released, the Doc keeps %d bytes of its skeleton", n)
 	}
-	if err := d.Decode(r, next); err != nil || codec.SkeletonHits(&d) != 1 {
-		t.Errorf("after Release: %v, %d hits", err, codec.SkeletonHits(&d))
+	if err := d.Decode(r, next); err != nil || d.SkeletonHits() != 1 {
+		t.Errorf("after Release: %v, %d hits", err, d.SkeletonHits())
 	}
 }
 

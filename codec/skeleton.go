@@ -58,7 +58,7 @@ type skeleton struct {
 	slots  []slot
 	moves  moves  // scratch
 	next   []span // scratch: the slots of the payload read
-	hits   int    // the payloads read against a skeleton (for tests)
+	hits   int    // the payloads read against a skeleton (SkeletonHits)
 }
 
 // Skeletons makes each Decode of d after it try first to read its
@@ -69,6 +69,10 @@ type skeleton struct {
 func (d *Doc) Skeletons(on bool) {
 	d.skel.on, d.skel.ok = on, false
 }
+
+// SkeletonHits is how many of its payloads d has read against a skeleton
+// (Skeletons) rather than walked whole.
+func (d *Doc) SkeletonHits() int { return d.skel.hits }
 
 // slot records a free scalar that ends at pos (Skeletons): the string or
 // number at start, of kinds.

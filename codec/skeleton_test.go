@@ -86,14 +86,14 @@ func checkAlike(t *testing.T, r codec.Root, a, b []byte) bool {
 // whether d read b against its skeleton, and whether b decoded.
 func decodeLike(t *testing.T, d *codec.Doc, r codec.Root, b []byte, after string) (hit, ok bool) {
 	t.Helper()
-	hits := codec.SkeletonHits(d)
+	hits := d.SkeletonHits()
 	in := bytes.Clone(b)
 	errSkel := d.Decode(r, in)
 	fresh, errFresh := codec.Decode(r, b)
 	if fmt.Sprint(errSkel) != fmt.Sprint(errFresh) {
 		t.Fatalf("%s after %s: %v; fresh Doc: %v", b, after, errSkel, errFresh)
 	}
-	hit = codec.SkeletonHits(d) > hits
+	hit = d.SkeletonHits() > hits
 	if errFresh != nil {
 		if hit {
 			t.Fatalf("%s after %s: read against the skeleton, but it is no JSON: %v", b, after, errFresh)
@@ -137,8 +137,8 @@ func freeScalars(t *testing.T, r codec.Root, data []byte) []int {
 		if err := d.Decode(r, data); err != nil {
 			t.Fatal(err)
 		}
-		hits := codec.SkeletonHits(&d)
-		if d.Decode(r, slices.Concat(data[:sp[0]], []byte(other), data[sp[1]:])) == nil && codec.SkeletonHits(&d) > hits {
+		hits := d.SkeletonHits()
+		if d.Decode(r, slices.Concat(data[:sp[0]], []byte(other), data[sp[1]:])) == nil && d.SkeletonHits() > hits {
 			out = append(out, i)
 		}
 	}
