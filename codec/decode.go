@@ -51,8 +51,7 @@ func (d *Doc) Decode(r Root, data []byte) error {
 	if r.d == nil {
 		return errors.New("codec: decode with a zero Root")
 	}
-	if d.skel.ok && d.skel.root == r && d.like(data) {
-		d.root = r
+	if d.skel.ok && d.root == r && d.like(data) {
 		return nil
 	}
 	// Field by field: a Doc literal would copy the decoder's scratch
@@ -145,9 +144,9 @@ type decoder struct {
 	spare      []hint    // hintMemory's hints, for newHint
 	decoded    bool      // the Doc has decoded before (hints are kept from its second Decode)
 	hintsOf    *schema   // the table the hints' schemas are of (its first)
-	// Skeletons (skeleton.go): the free scalars are recorded (recSlots), but
-	// not if one was walked again (unslotted).
-	recSlots, unslotted bool
+	// Skeletons (skeleton.go): the free scalars are recorded; d.skel.on,
+	// kept here for the scalars' path (one load, not two).
+	recSlots bool
 }
 
 // reset readies x for a Decode into d, every field but its memory (and
@@ -157,7 +156,7 @@ func (x *decoder) reset(d *Doc, tab *tables) {
 	x.doc, x.data, x.tab, x.t, x.pos = d, d.data, tab, t, 0
 	x.path, x.steps, x.seen, x.keys, x.undeclared = x.path[:0], x.steps[:0], x.seen[:0], x.keys[:0], x.undeclared[:0]
 	x.depth, x.hops, x.parent, x.esc = 0, 0, -1, false
-	x.recSlots, x.unslotted = d.skel.on, false
+	x.recSlots = d.skel.on
 	if x.recSlots {
 		d.skel.slots = d.skel.slots[:0]
 	}
@@ -199,14 +198,8 @@ func (x *decoder) kindAt() (m mask, end int, err error) {
 	case c == 'n':
 		return mNull, 0, nil
 	case c == '-' || c >= '0' && c <= '9':
-		end, integral, err := x.number()
-		if err != nil {
-			return 0, 0, err
-		}
-		if integral {
-			return mInteger | mNumber, end, nil
-		}
-		return mNumber, end, nil
+		end, k, err := x.number()
+		return k, end, err
 	}
 	return 0, 0, x.unexpected()
 }

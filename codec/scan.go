@@ -210,8 +210,9 @@ func (x *decoder) atLit(lit string) bool {
 func (x *decoder) invalidLiteral() error { return x.syntax("invalid literal") }
 
 // number scans the number at pos without consuming it: where it ends and
-// whether it has neither fraction nor exponent.
-func (x *decoder) number() (end int, integral bool, err error) {
+// its kinds (mNumber, and mInteger if it has neither fraction nor
+// exponent).
+func (x *decoder) number() (end int, k mask, err error) {
 	d, i := x.data, x.pos
 	if i < len(d) && d[i] == '-' {
 		i++
@@ -223,14 +224,14 @@ func (x *decoder) number() (end int, integral bool, err error) {
 		for i++; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
 	default:
-		return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+		return 0, 0, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
 	}
-	integral = true
+	integral := true
 	if i < len(d) && d[i] == '.' {
 		integral = false
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+			return 0, 0, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
 		}
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
@@ -242,12 +243,15 @@ func (x *decoder) number() (end int, integral bool, err error) {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return 0, false, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
+			return 0, 0, &SyntaxError{Offset: i, Path: x.doc.pathString(x.path), Reason: "invalid number"}
 		}
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
 		}
 	}
-	return i, integral, nil
+	if integral {
+		return i, mNumber | mInteger, nil
+	}
+	return i, mNumber, nil
 }
 
 // plain marks the bytes a string holds as they are: printable ASCII but the

@@ -52,8 +52,7 @@ func (m moves) at(o int32) int32 {
 
 // skeleton is what a Doc keeps of its last payload (Skeletons).
 type skeleton struct {
-	on, ok bool
-	root   Root
+	on, ok bool   // ok: of the payload d decoded last, against d.root
 	bytes  []byte // the payload without its slots, in order
 	slots  []slot
 	moves  moves  // scratch
@@ -77,14 +76,7 @@ func (d *Doc) SkeletonHits() int { return d.skel.hits }
 // slot records a free scalar that ends at pos (Skeletons): the string or
 // number at start, of kinds.
 func (x *decoder) slot(start int, kinds mask) {
-	s := &x.doc.skel
-	if n := len(s.slots); n > 0 && s.slots[n-1].end > int32(start) {
-		// Walked again (no walk does so today: a union's object is
-		// scanned, then walked once): no skeleton of this payload.
-		x.unslotted = true
-		return
-	}
-	s.slots = append(s.slots, slot{start: int32(start), end: int32(x.pos), kinds: kinds})
+	x.doc.skel.slots = append(x.doc.skel.slots, slot{start: int32(start), end: int32(x.pos), kinds: kinds})
 }
 
 // maxSkeleton is the largest payload kept as a skeleton: a stream's
@@ -95,13 +87,19 @@ const maxSkeleton = 64 << 10
 // keep makes the payload just decoded the skeleton, if it can be one.
 func (d *Doc) keep() {
 	s := &d.skel
-	if d.scratch.unslotted || len(d.data) > maxSkeleton {
+	if len(d.data) > maxSkeleton {
 		return
 	}
 	// A union's tag chooses its variant: never a slot, whatever its
 	// schema. Nor a long scalar: a string's span is recorded (spans.go).
-	slots := s.slots[:0]
+	slots, end := s.slots[:0], int32(0)
 	for _, sl := range s.slots {
+		if sl.start < end {
+			// A scalar walked again (no walk does so today: a union's
+			// object is scanned, then walked once): no skeleton.
+			return
+		}
+		end = sl.end
 		if sl.end-sl.start >= minStringSpan || d.isTag(sl.start) {
 			continue
 		}
@@ -117,7 +115,7 @@ func (d *Doc) keep() {
 		at = sl.end
 	}
 	s.bytes = append(s.bytes, d.data[at:]...)
-	s.root, s.ok = d.root, true
+	s.ok = true
 }
 
 // isTag reports whether a union's tag value starts at i.
@@ -156,17 +154,10 @@ func (d *Doc) like(data []byte) bool {
 			}
 		} else {
 			if c := data[p]; c != '-' && (c < '0' || c > '9') {
-				return false
+				return false // (not number's error: it would name the path)
 			}
-			end, integral, err := x.number()
-			if err != nil {
-				return false
-			}
-			k := mNumber
-			if integral {
-				k |= mInteger
-			}
-			if k&sl.kinds == 0 {
+			end, k, err := x.number()
+			if err != nil || k&sl.kinds == 0 {
 				return false
 			}
 			x.pos = end
@@ -236,23 +227,18 @@ func (d *Doc) move(m moves, data []byte) {
 			sp := &d.spans[i]
 			sp.start, sp.end = at(sp.start), at(sp.end)
 		}
-		for i := range d.finds {
-			f := &d.finds[i]
-			if f.Raw != nil {
-				end := at(f.start + int32(len(f.Raw)))
-				f.start = at(f.start)
-				f.Raw = data[f.start:end:end]
-			}
-			if f.nameEnd > f.nameStart {
-				f.nameStart, f.nameEnd = at(f.nameStart), at(f.nameEnd)
-			}
+	}
+	// The findings' bytes are data's, moved or not (m.at of no moves is
+	// where they were).
+	for i := range d.finds {
+		f := &d.finds[i]
+		if f.Raw != nil {
+			end := m.at(f.start + int32(len(f.Raw)))
+			f.start = m.at(f.start)
+			f.Raw = data[f.start:end:end]
 		}
-	} else {
-		for i := range d.finds {
-			if f := &d.finds[i]; f.Raw != nil {
-				end := f.start + int32(len(f.Raw))
-				f.Raw = data[f.start:end:end]
-			}
+		if f.nameEnd > f.nameStart {
+			f.nameStart, f.nameEnd = m.at(f.nameStart), m.at(f.nameEnd)
 		}
 	}
 	// The containers by offset, for this payload's length.

@@ -87,13 +87,9 @@ func (x *decoder) value(si int32) error {
 			return x.invalidLiteral()
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		end, integral, err := x.number()
+		end, vk, err := x.number()
 		if err != nil {
 			return err
-		}
-		vk := mNumber
-		if integral {
-			vk |= mInteger
 		}
 		if vk&s.mask != 0 || s.kind == kindAny {
 			x.pos = end
