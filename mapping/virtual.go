@@ -102,11 +102,19 @@ func (m *ToolMap) byName(name string) (int32, bool) {
 
 // Clone is a copy that outlives the Converter that made m.
 func (m *ToolMap) Clone() ToolMap {
-	c := ToolMap{tools: append([]VirtualTool(nil), m.tools...)}
-	if m.indexed {
-		c.index()
-	}
+	var c ToolMap
+	m.CloneTo(&c)
 	return c
+}
+
+// CloneTo makes dst a copy of m (as Clone) in dst's memory: a pooled
+// Request's map (translate.RequestPool).
+func (m *ToolMap) CloneTo(dst *ToolMap) {
+	dst.reset()
+	dst.tools = append(dst.tools, m.tools...)
+	if m.indexed {
+		dst.index()
+	}
 }
 
 func (m *ToolMap) reset() {

@@ -183,6 +183,9 @@ type Server struct {
 	// translators are the streams' translators, reused from one stream
 	// to the next (a stream's text grows in the memory of one before).
 	translators translate.StreamPool
+	// requests are the Requests the answers echo, reused from one
+	// request to the next (the echo of a Codex request is tens of KB).
+	requests translate.RequestPool
 	// streams are the streams in flight, for Shutdown to wait on.
 	streams sync.WaitGroup
 	// labels are the warning paths the metric has series for.

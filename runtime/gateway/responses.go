@@ -128,7 +128,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	// What the answer echoes is read from the request as the converter
 	// read it. (What prepare rewrote, input and conversation, is not
 	// echoed.)
-	req := translate.RequestOf(&wk.conv)
+	req := s.requests.Of(&wk.conv)
+	defer s.requests.Put(req) // after the answer: every use of req is done by then
 	s.workers.Put(wk)
 	wk = nil
 	req.Stored, req.Conversation = q.turn.store, q.turn.conv

@@ -137,9 +137,11 @@ func BenchmarkStream(b *testing.B) {
 // before; its translator from a StreamPool, as the gateway's), impl=whole
 // both with the Request read from the conversion (RequestOf: one parse);
 // impl=reparsed makes it with NewRequest instead
-// (the body parsed a second time), impl=request is RequestOf alone.
-// impl=baseline is the tight baseline on the request and the chunks. One
-// pass: whole ≈ convert + stream (+ request).
+// (the body parsed a second time), impl=request is RequestOf alone. Whole
+// and request take their Requests from a RequestPool, as the gateway
+// does (impl=request-new: RequestOf's own memory each time). impl=baseline
+// is the tight baseline on the request and the chunks. One pass: whole ≈
+// convert + stream (+ request).
 func BenchmarkAnswer(b *testing.B) {
 	_, chunks := benchStream(b)
 	body, err := os.ReadFile(filepath.Join(fixtures.SharedDir(filepath.Join("..", "..")), "bench", "b_large_request.json"))
@@ -168,6 +170,7 @@ func BenchmarkAnswer(b *testing.B) {
 	}
 	convert()
 	req := RequestOf(&cv)
+	var requests RequestPool // as the gateway takes its Requests
 	var bl fixtures.Baseline
 	for _, impl := range []struct {
 		name string
@@ -187,8 +190,14 @@ func BenchmarkAnswer(b *testing.B) {
 		}},
 		{"convert", convert},
 		{"stream", func() { stream(req) }},
-		{"request", func() { _ = RequestOf(&cv) }},
-		{"whole", func() { convert(); stream(RequestOf(&cv)) }},
+		{"request", func() { requests.Put(requests.Of(&cv)) }},
+		{"request-new", func() { _ = RequestOf(&cv) }},
+		{"whole", func() {
+			convert()
+			r := requests.Of(&cv)
+			stream(r)
+			requests.Put(r)
+		}},
 		{"reparsed", func() {
 			convert()
 			r, err := NewRequest(body, cv.ToolMap().Clone())

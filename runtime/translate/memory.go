@@ -1,13 +1,16 @@
 package translate
 
 // Memory: the buffers a stream gives back between chunks (bufs), the
-// translators a gateway reuses (StreamPool), and what a translator keeps
-// from one response to the next (items, parts, arena).
+// translators and Requests a gateway reuses (StreamPool, RequestPool),
+// and what a translator keeps from one response to the next (items,
+// parts, arena).
 
 import (
 	"io"
 	"sync"
 	"unsafe"
+
+	"github.com/transponder-dev/transponder/mapping"
 )
 
 // bufs pools byte buffers: what a stream would otherwise hold between
@@ -73,6 +76,36 @@ func (p *StreamPool) Put(t ChatToResponses) {
 		x.reply.Reset()
 		x.fail = nil
 		p.p.Put(x)
+	}
+}
+
+// RequestPool keeps Requests for reuse: what a Response echoes of a
+// Codex request (its instructions, its tools) is tens of KB, which
+// RequestOf renders into memory of its own, an allocation the size of the
+// echo per request; a gateway that takes its Requests here (Of) and puts
+// each back when its answer is written (Put) renders them into memory it
+// had. One whose echo is larger than maxPooledRequest is left to the
+// collector. The zero RequestPool is ready; it is safe for concurrent use.
+type RequestPool struct{ p sync.Pool }
+
+const maxPooledRequest = 1 << 20
+
+// Of is RequestOf(cv), in the memory of a Request put back before if
+// there is one.
+func (p *RequestPool) Of(cv *mapping.Converter) *Request {
+	r, ok := p.p.Get().(*Request)
+	if !ok {
+		r = new(Request)
+	}
+	r.readFrom(cv)
+	return r
+}
+
+// Put gives r back once nothing uses it: the translators and Responders
+// it was given are done (their events and Responses are theirs, not r's).
+func (p *RequestPool) Put(r *Request) {
+	if cap(r.echo.json) <= maxPooledRequest {
+		p.p.Put(r)
 	}
 }
 

@@ -3,8 +3,12 @@ package translate
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/transponder-dev/transponder/mapping"
 	"github.com/transponder-dev/transponder/runtime/conformance"
 )
 
@@ -129,6 +133,90 @@ func TestEchoOfAnIndentedRequest(t *testing.T) {
 	for _, want := range []string{`"reasoning":{"summary":"auto"}`, `"description":"a\nb"`, `"metadata":{"a":"b c"}`} {
 		if !bytes.Contains(resp, []byte(want)) {
 			t.Errorf("no %s in %s", want, resp)
+		}
+	}
+}
+
+// echoIndex names every member echoes lists, at its index, and nothing
+// else.
+func TestEchoIndex(t *testing.T) {
+	for i, e := range echoes {
+		if got := echoIndex([]byte(e.key)); got != i {
+			t.Errorf("echoIndex(%q) = %d, want %d", e.key, got, i)
+		}
+	}
+	for _, k := range []string{"conversation", "include", "input", "", "Model", "tools "} {
+		if got := echoIndex([]byte(k)); got != -1 {
+			t.Errorf("echoIndex(%q) = %d, want -1", k, got)
+		}
+	}
+}
+
+// A RequestPool's Requests, reused from one request to the next in any
+// order, are RequestOf's: the same echo, flags and tool map, nothing of
+// the request before left in them (a long echo before a short one, a map
+// of 20 tools, which is indexed, before one of none).
+func TestRequestPool(t *testing.T) {
+	var cv mapping.Converter
+	var many strings.Builder
+	many.WriteString(`{"model":"m","input":"hi","include":["reasoning.encrypted_content","message.output_text.logprobs"],"instructions":"` +
+		strings.Repeat("long instructions ", 200) + `","tools":[`)
+	for i := range 20 {
+		if i > 0 {
+			many.WriteByte(',')
+		}
+		fmt.Fprintf(&many, `{"type":"function","name":"f%d","parameters":{"type":"object"}}`, i)
+	}
+	many.WriteString(`,{"type":"custom","name":"c"},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}]}]}`)
+	bodies := []string{
+		many.String(),
+		`{"model":"m","input":"hi"}`,
+		`{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"f"}]}`,
+		`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","description":"d","strict":true},` +
+			`{"type":"function","name":"g","parameters":null},{"type":"custom","name":"c"},` +
+			`{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"h"},{"type":"custom","name":"k"}]},` +
+			`{"type":"local_shell"},{"type":"shell"},{"type":"apply_patch"},{"type":"tool_search","execution":"client"},{"type":"web_search"}],` +
+			`"tool_choice":{"type":"function","name":"f"},"text":{"format":{"type":"text"},"verbosity":"low"},"reasoning":{"effort":"low"},` +
+			`"instructions":"be brief","max_output_tokens":100,"temperature":0.5,"top_p":0.9,"metadata":{"a":"b"},"prompt_cache_key":"k","safety_identifier":"s","user":"u"}`,
+		`{"model":"m","input":"hi","include":["message.output_text.logprobs"],"tools":[` + "\n" + `{"type":"function","name":"f","parameters":{"type":"object"}` + "\n\t" + `}],"metadata":{` + "\r\n" + `"a":"b"}}`,
+		`{"model":"m","input":"hi","tools":[{"type":"funct\u0069on","name":"f"},{"type":"function","name":"g","strict":false,"parameters":{}}]}`,
+	}
+	// A type written with escapes is its type: the function tool is filled.
+	if _, _, err := cv.ResponsesToChat(nil, []byte(bodies[5]), mapping.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if e := RequestOf(&cv).echo.json; !bytes.Contains(e, []byte(`{"type":"funct\u0069on","name":"f","parameters":null,"strict":false}`)) {
+		t.Fatalf("the escaped function tool is not filled: %s", e)
+	}
+	var pool RequestPool
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}, {0, 0, 1, 1, 3, 0, 4, 5, 1}} {
+		for _, n := range order {
+			if _, _, err := cv.ResponsesToChat(nil, []byte(bodies[n]), mapping.Options{}); err != nil {
+				t.Fatalf("body %d: %v", n, err)
+			}
+			want := RequestOf(&cv)
+			got := pool.Of(&cv)
+			if !bytes.Equal(got.echo.json, want.echo.json) || got.echo.ends != want.echo.ends {
+				t.Fatalf("body %d: the pooled echo\n%s\nwant\n%s", n, got.echo.json, want.echo.json)
+			}
+			if got.Encrypted != want.Encrypted || got.Logprobs != want.Logprobs || got.Stored || got.Conversation != "" {
+				t.Fatalf("body %d: pooled %+v, want %+v", n, got, want)
+			}
+			if !slices.Equal(got.Tools.Tools(), want.Tools.Tools()) {
+				t.Fatalf("body %d: pooled tools %v, want %v", n, got.Tools.Tools(), want.Tools.Tools())
+			}
+			for _, tool := range want.Tools.Tools() {
+				g, gok := got.Tools.Lookup(tool.Name)
+				w, wok := want.Tools.Lookup(tool.Name)
+				if g != w || gok != wok {
+					t.Fatalf("body %d: pooled Lookup(%q) = %v, %v; want %v, %v", n, tool.Name, g, gok, w, wok)
+				}
+			}
+			if _, ok := got.Tools.Lookup("f19"); ok != (n == 0) {
+				t.Fatalf("body %d: pooled Lookup(f19) = %v", n, ok)
+			}
+			got.Stored, got.Conversation = true, "conv_1" // what the gateway sets: not kept either
+			pool.Put(got)
 		}
 	}
 }
