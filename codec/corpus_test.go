@@ -129,3 +129,49 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// HasTag says what asking every node's Tag says, for every tag a node of
+// the recorded corpus, the forward cases and the benchmark fixtures has,
+// the same one a byte shorter or longer, and "": and for tags written
+// with escapes, absent (a default variant's) or not strings.
+func TestHasTag(t *testing.T) {
+	payloads := append(must(fixtures.Corpus(shared(t))), forward(t)...)
+	payloads = append(payloads, must(fixtures.Bench(shared(t)))...)
+	for _, body := range []string{
+		`{"model":"m","input":[{"type":"item_reference","id":"x"},{"role":"user","content":"hi"}]}`,
+		`{"model":"m","input":[{"type":"item_refer\u0065nce","id":"x"},{"type":"mess\u0061ge","role":"user","content":"hi"}]}`,
+		`{"model":"m","input":[{"type":"item_referencf","id":"x"},{"type":"","role":"user"}]}`,
+		`{"model":"m","input":[{"type":5,"role":"user","content":"hi"}]}`,
+	} {
+		payloads = append(payloads, fixtures.Payload{Name: body, Kind: codec.ResponsesRequest, Data: []byte(body)})
+	}
+	var doc codec.Doc
+	checked := 0
+	for _, p := range payloads {
+		r, _ := codec.OpenAI.Payload(p.Kind)
+		if doc.Decode(r, p.Data) != nil {
+			continue // (the corpus's refused payloads are other tests')
+		}
+		tags := []string{"", "item_reference", "message", "item_referenc", "item_referencee"}
+		for n := range doc.Nodes() {
+			tag := n.Tag()
+			tags = append(tags, tag, tag+"x")
+			if tag != "" {
+				tags = append(tags, tag[:len(tag)-1])
+			}
+		}
+		for _, tag := range tags {
+			want := false
+			for n := range doc.Nodes() {
+				want = want || n.Tag() == tag
+			}
+			if got := doc.HasTag(tag); got != want {
+				t.Errorf("%s: HasTag(%q) = %v, want %v", p.Name, tag, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 1000 {
+		t.Fatalf("only %d tags checked", checked)
+	}
+}

@@ -66,6 +66,21 @@ type Doc struct {
 // (its Tag: a value without a tag has its default variant's).
 func (d *Doc) HasTag(tag string) bool {
 	for i := range d.nodes {
+		// A tag string of tag's length written as it is is tag or not by
+		// its bytes; a shorter one is not tag (an escape makes the string
+		// longer than what it holds): Tag, and the tables it reads, only
+		// for a longer one and for a node without a tag (its default
+		// variant's). A conversion asks for item_reference every time.
+		if r := &d.nodes[i]; r.tagEnd != 0 && d.data[r.tagStart] == '"' {
+			if n := int(r.tagEnd-r.tagStart) - 2; n == len(tag) {
+				if string(d.data[r.tagStart+1:r.tagEnd-1]) == tag {
+					return true
+				}
+				continue
+			} else if n < len(tag) {
+				continue
+			}
+		}
 		if (Node{d, int32(i)}).Tag() == tag {
 			return true
 		}
