@@ -88,7 +88,9 @@ func (o Options) now() int64 {
 // Request is what a Response echoes of the Responses request it answers
 // (the client's view, not the chat one), and what translating the answer
 // needs from it: the tool map and whether reasoning is to be returned
-// encrypted. Make it once per request; it is read-only after.
+// encrypted. Make it once per request (RequestOf, NewRequest, or a
+// RequestPool's Of, reusing the memory of one put back); it is read-only
+// after.
 type Request struct {
 	Tools     mapping.ToolMap
 	Encrypted bool // include asks for reasoning.encrypted_content
