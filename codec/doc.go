@@ -65,13 +65,16 @@ type Doc struct {
 // HasTag reports whether a union value of the payload has the type tag
 // (its Tag: a value without a tag has its default variant's).
 func (d *Doc) HasTag(tag string) bool {
+	// bytes: tag has no backslash, so a tag string of its bytes is tag.
+	bytes := strings.IndexByte(tag, '\\') < 0
 	for i := range d.nodes {
-		// A tag string of tag's length written as it is is tag or not by
-		// its bytes; a shorter one is not tag (an escape makes the string
-		// longer than what it holds): Tag, and the tables it reads, only
-		// for a longer one and for a node without a tag (its default
-		// variant's). A conversion asks for item_reference every time.
-		if r := &d.nodes[i]; r.tagEnd != 0 && d.data[r.tagStart] == '"' {
+		// A tag string of tag's length is tag or not by its bytes (with
+		// an escape it would not be: it holds fewer); a shorter one is not
+		// tag (an escape makes the string longer than what it holds): Tag,
+		// and the tables it reads, only for a longer one and for a node
+		// without a tag (its default variant's). A conversion asks for
+		// item_reference every time.
+		if r := &d.nodes[i]; bytes && r.tagEnd != 0 && d.data[r.tagStart] == '"' {
 			if n := int(r.tagEnd-r.tagStart) - 2; n == len(tag) {
 				if string(d.data[r.tagStart+1:r.tagEnd-1]) == tag {
 					return true
