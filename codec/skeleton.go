@@ -50,6 +50,9 @@ func (m moves) at(o int32) int32 {
 	return o
 }
 
+// span moves the span start:end of the last payload to the next.
+func (m moves) span(start, end *int32) { *start, *end = m.at(*start), m.at(*end) }
+
 // skeleton is what a Doc keeps of its last payload (Skeletons).
 type skeleton struct {
 	on, ok bool   // ok: of the payload d decoded last, against d.root
@@ -190,42 +193,41 @@ func (d *Doc) like(data []byte) bool {
 }
 
 // move makes d's record of the last payload that of data: each offset
-// moved as m.at says. (m.at called, not a method value of it: that is a
-// call each, not inlined, and was a third of a text chunk's time.)
+// moved as m.at says. (m.at and m.span called, not method values of
+// them: those are a call each, not inlined, and were a third of a text
+// chunk's time.)
 func (d *Doc) move(m moves, data []byte) {
 	d.data, d.scratch.data = data, data
 	if len(m) > 0 {
 		for i := range d.ents {
 			e := &d.ents[i]
 			if e.keyEnd > 0 {
-				e.keyStart, e.keyEnd = m.at(e.keyStart), m.at(e.keyEnd)
+				m.span(&e.keyStart, &e.keyEnd)
 			}
-			e.start, e.end = m.at(e.start), m.at(e.end)
+			m.span(&e.start, &e.end)
 		}
 		for i := range d.conts {
-			c := &d.conts[i]
-			c.start, c.end = m.at(c.start), m.at(c.end)
+			m.span(&d.conts[i].start, &d.conts[i].end)
 		}
 		for i := range d.nodes {
 			r := &d.nodes[i]
-			r.start, r.end = m.at(r.start), m.at(r.end)
+			m.span(&r.start, &r.end)
 			if r.tagEnd > 0 {
-				r.tagStart, r.tagEnd = m.at(r.tagStart), m.at(r.tagEnd)
+				m.span(&r.tagStart, &r.tagEnd)
 			}
 		}
 		for i := range d.segs {
 			if g := &d.segs[i].seg; g.start >= 0 {
-				g.start, g.end = m.at(g.start), m.at(g.end)
+				m.span(&g.start, &g.end)
 			}
 		}
 		for i := range d.npaths {
 			if g := &d.npaths[i]; g.start >= 0 {
-				g.start, g.end = m.at(g.start), m.at(g.end)
+				m.span(&g.start, &g.end)
 			}
 		}
 		for i := range d.spans {
-			sp := &d.spans[i]
-			sp.start, sp.end = m.at(sp.start), m.at(sp.end)
+			m.span(&d.spans[i].start, &d.spans[i].end)
 		}
 	}
 	// The findings' bytes are data's, moved or not (m.at of no moves is
@@ -238,7 +240,7 @@ func (d *Doc) move(m moves, data []byte) {
 			f.Raw = data[f.start:end:end]
 		}
 		if f.nameEnd > f.nameStart {
-			f.nameStart, f.nameEnd = m.at(f.nameStart), m.at(f.nameEnd)
+			m.span(&f.nameStart, &f.nameEnd)
 		}
 	}
 	// The containers by offset, for this payload's length.
