@@ -12,6 +12,20 @@ import (
 	"github.com/transponder-dev/transponder/runtime/conformance"
 )
 
+// echoCases are requests whose echoes fill what the spec requires of
+// their tools, echo every field, or echo the defaults.
+var echoCases = []string{
+	`{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"f"}]}`,
+	`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","description":"d","strict":true},` +
+		`{"type":"function","name":"g","parameters":null},{"type":"custom","name":"c"},` +
+		`{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"h"},{"type":"custom","name":"k"}]},` +
+		`{"type":"local_shell"},{"type":"shell"},{"type":"apply_patch"},{"type":"tool_search","execution":"client"},{"type":"web_search"}],` +
+		`"tool_choice":{"type":"function","name":"f"},"text":{"format":{"type":"text"},"verbosity":"low"},"reasoning":{"effort":"low"},` +
+		`"instructions":"be brief","max_output_tokens":100,"temperature":0.5,"top_p":0.9,"metadata":{"a":"b"},"prompt_cache_key":"k","safety_identifier":"s","user":"u"}`,
+	`{"model":"m","input":"hi","text":{"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],` +
+		`"reasoning":{"summary":"auto"},"truncation":"auto","prompt_cache_retention":"24h","max_tool_calls":3,"service_tier":"flex","top_logprobs":2}`,
+}
+
 // The Response echoes the request's tools and fields as the spec shapes
 // them, filling what the spec requires and a client may leave out as
 // OpenAI does: a function tool without parameters gets "parameters":null
@@ -19,17 +33,7 @@ import (
 // streamed, pass the checker (before, the checker rejected the echoed
 // tools of response.created, in_progress and completed).
 func TestEchoAsTheSpecShapesIt(t *testing.T) {
-	for _, body := range []string{
-		`{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"f"}]}`,
-		`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","description":"d","strict":true},` +
-			`{"type":"function","name":"g","parameters":null},{"type":"custom","name":"c"},` +
-			`{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"h"},{"type":"custom","name":"k"}]},` +
-			`{"type":"local_shell"},{"type":"shell"},{"type":"apply_patch"},{"type":"tool_search","execution":"client"},{"type":"web_search"}],` +
-			`"tool_choice":{"type":"function","name":"f"},"text":{"format":{"type":"text"},"verbosity":"low"},"reasoning":{"effort":"low"},` +
-			`"instructions":"be brief","max_output_tokens":100,"temperature":0.5,"top_p":0.9,"metadata":{"a":"b"},"prompt_cache_key":"k","safety_identifier":"s","user":"u"}`,
-		`{"model":"m","input":"hi","text":{"verbosity":"low"},"tool_choice":"required","tools":[{"type":"function","name":"f","parameters":{"type":"object"}}],` +
-			`"reasoning":{"summary":"auto"},"truncation":"auto","prompt_cache_retention":"24h","max_tool_calls":3,"service_tier":"flex","top_logprobs":2}`,
-	} {
+	for _, body := range echoCases {
 		ev := echoed(t, body)
 		var r struct{ Tools []map[string]json.RawMessage }
 		if err := json.Unmarshal(terminalResponse(t, ev), &r); err != nil {
@@ -168,28 +172,22 @@ func TestRequestPool(t *testing.T) {
 		fmt.Fprintf(&many, `{"type":"function","name":"f%d","parameters":{"type":"object"}}`, i)
 	}
 	many.WriteString(`,{"type":"custom","name":"c"},{"type":"namespace","name":"ns","tools":[{"type":"function","name":"h"}]}]}`)
-	bodies := []string{
+	escapedType := `{"model":"m","input":"hi","tools":[{"type":"funct\u0069on","name":"f"},{"type":"function","name":"g","strict":false,"parameters":{}}]}`
+	bodies := append([]string{
 		many.String(),
 		`{"model":"m","input":"hi"}`,
-		`{"model":"m","input":"hi","stream":true,"tools":[{"type":"function","name":"f"}]}`,
-		`{"model":"m","input":"hi","tools":[{"type":"function","name":"f","description":"d","strict":true},` +
-			`{"type":"function","name":"g","parameters":null},{"type":"custom","name":"c"},` +
-			`{"type":"namespace","name":"ns","description":"d","tools":[{"type":"function","name":"h"},{"type":"custom","name":"k"}]},` +
-			`{"type":"local_shell"},{"type":"shell"},{"type":"apply_patch"},{"type":"tool_search","execution":"client"},{"type":"web_search"}],` +
-			`"tool_choice":{"type":"function","name":"f"},"text":{"format":{"type":"text"},"verbosity":"low"},"reasoning":{"effort":"low"},` +
-			`"instructions":"be brief","max_output_tokens":100,"temperature":0.5,"top_p":0.9,"metadata":{"a":"b"},"prompt_cache_key":"k","safety_identifier":"s","user":"u"}`,
 		`{"model":"m","input":"hi","include":["message.output_text.logprobs"],"tools":[` + "\n" + `{"type":"function","name":"f","parameters":{"type":"object"}` + "\n\t" + `}],"metadata":{` + "\r\n" + `"a":"b"}}`,
-		`{"model":"m","input":"hi","tools":[{"type":"funct\u0069on","name":"f"},{"type":"function","name":"g","strict":false,"parameters":{}}]}`,
-	}
+		escapedType,
+	}, echoCases...)
 	// A type written with escapes is its type: the function tool is filled.
-	if _, _, err := cv.ResponsesToChat(nil, []byte(bodies[5]), mapping.Options{}); err != nil {
+	if _, _, err := cv.ResponsesToChat(nil, []byte(escapedType), mapping.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if e := RequestOf(&cv).echo.json; !bytes.Contains(e, []byte(`{"type":"funct\u0069on","name":"f","parameters":null,"strict":false}`)) {
 		t.Fatalf("the escaped function tool is not filled: %s", e)
 	}
 	var pool RequestPool
-	for _, order := range [][]int{{0, 1, 2, 3, 4, 5}, {5, 4, 3, 2, 1, 0}, {0, 0, 1, 1, 3, 0, 4, 5, 1}} {
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6}, {6, 5, 4, 3, 2, 1, 0}, {0, 0, 1, 1, 5, 0, 2, 3, 1, 6}} {
 		for _, n := range order {
 			if _, _, err := cv.ResponsesToChat(nil, []byte(bodies[n]), mapping.Options{}); err != nil {
 				t.Fatalf("body %d: %v", n, err)
