@@ -12,7 +12,7 @@ import (
 // (codec/skeleton.go): the events are byte for byte those of a translator
 // whose chunks are each decoded whole — every recorded chat stream and the
 // bench stream, for a request with tools and encrypted reasoning and one
-// without.
+// without — and pass the conformance checker.
 func TestSkeletonsChangeNoEvent(t *testing.T) {
 	ps, err := fixtures.Corpus(shared(t))
 	if err != nil {
@@ -32,21 +32,33 @@ func TestSkeletonsChangeNoEvent(t *testing.T) {
 			`{"type":"function","name":"get_weather","parameters":{"type":"object"}},`+
 			`{"type":"function","name":"get_time","parameters":{"type":"object"}}]}`),
 	}
-	translate := func(req *Request, chunks [][]byte, skeletons bool) ([]byte, int) {
+	// translate returns the stream's SSE, how many chunks were read
+	// against a skeleton, and the events' data (for the checker).
+	translate := func(req *Request, chunks [][]byte, skeletons bool) ([]byte, int, [][]byte) {
 		ids := &SeqIDs{}
 		tr := NewChatToResponses(req, Options{IDs: ids, Clock: clock}).(*translator)
 		tr.doc.Skeletons(skeletons)
-		out := AppendSSE(nil, tr.Start())
-		for _, c := range chunks {
-			out = AppendSSE(out, tr.Next(bytes.Clone(c)))
+		var out []byte
+		var data [][]byte
+		add := func(evs []Event) {
+			out = AppendSSE(out, evs)
+			for _, e := range evs {
+				data = append(data, bytes.Clone(e.Data))
+			}
 		}
-		return AppendSSE(out, tr.Finish()), tr.doc.SkeletonHits()
+		add(tr.Start())
+		for _, c := range chunks {
+			add(tr.Next(bytes.Clone(c)))
+		}
+		add(tr.Finish())
+		return out, tr.doc.SkeletonHits(), data
 	}
 	hits, chunks := 0, 0
 	for _, req := range reqs {
 		for i, s := range streams {
-			with, n := translate(req, s, true)
-			without, _ := translate(req, s, false)
+			with, n, events := translate(req, s, true)
+			checkStream(t, events)
+			without, _, _ := translate(req, s, false)
 			if !bytes.Equal(with, without) {
 				t.Errorf("stream %d: with skeletons\n%s\nwithout\n%s", i, with, without)
 			}
